@@ -40,6 +40,7 @@ enum ArgumentParser {
         }
         words = words.dropFirst(consumed)
         var invocation = Invocation(command: command)
+        let options = command.options
         var optionsEnded = false
         while let word = words.popFirst() {
             if optionsEnded || word == "-" || !word.hasPrefix("-") {
@@ -59,7 +60,7 @@ enum ArgumentParser {
                     inline = String(name[name.index(after: eq)...])
                     name = String(name[..<eq])
                 }
-                guard let option = command.options.first(where: { $0.name == name }) else {
+                guard let option = options.first(where: { $0.name == name }) else {
                     throw unknownOption("--\(name)", command: command)
                 }
                 try take(option, spelled: "--\(name)", inline: inline, from: &words, into: &invocation)
@@ -68,7 +69,7 @@ enum ArgumentParser {
                 var letters = Array(word.dropFirst())
                 while !letters.isEmpty {
                     let letter = letters.removeFirst()
-                    guard let option = command.options.first(where: { $0.short == letter }) else {
+                    guard let option = options.first(where: { $0.short == letter }) else {
                         throw unknownOption("-\(letter)", command: command)
                     }
                     if option.value != nil {
@@ -82,7 +83,7 @@ enum ArgumentParser {
             }
         }
         // `--id ID` stands for the NAME argument: "id:ID" is the host with that id, whatever its name.
-        if let id = invocation.value("id"), command.takesHostName {
+        if let id = invocation.values[CommandSpec.hostIDOption.name]?.last, command.takesHostName {
             invocation.arguments.insert(TargetWord.id(id), at: 0)
         }
         try checkArguments(invocation)

@@ -48,12 +48,23 @@ struct CommandSpec: Sendable {
     var summary: String
     var details: String = ""
     var arguments: [ArgumentSpec] = []
-    var options: [OptionSpec] = []
     var examples: [String] = []
     /// What to say when more words are given than the command takes (nil: the usage): `connect HOST CMD` is
     /// `exec HOST -- CMD` for someone used to `ssh HOST CMD`.
     var extraArguments: (@Sendable ([String]) -> String)? = nil
     var run: @Sendable (Invocation, AppContext) throws -> Int32
+    /// The struct that declares the options (TypedOptions); nil: the command takes none.
+    var optionsType: (any CommandOptions.Type)? = nil
+    /// Whether the table gave the row `--id` (`withHostID`).
+    var addsHostID = false
+
+    /// The options as --help, the man page, the completions and the parser see them: the declared ones, read when
+    /// asked (a process reads its own command's, not the whole table's), then `--id` when the table added it.
+    var options: [OptionSpec] {
+        let declared = optionsType?.declared.map(\.spec) ?? []
+        guard addsHostID, !declared.contains(where: { $0.name == Self.hostIDOption.name }) else { return declared }
+        return declared + [Self.hostIDOption]
+    }
 
     var name: String { path.joined(separator: " ") }
 
@@ -65,16 +76,18 @@ struct CommandSpec: Sendable {
     }
 
     /// `--id ID`: the host by its id (prefix) instead of NAME — for hosts that share a name.
-    static let hostIDOption = OptionSpec.value(
-        "id", "ID",
+    static let hostIDOption = hostID.spec
+
+    /// `--id ID` for a command that declares it itself (`trust`, whose NAME is optional).
+    static let hostID = Option(
+        "id", .text("ID"),
         "name the host by its id (4 or more hex digits, as 'sshelf list --json' or an error lists them) "
             + "instead of by name")
 
     /// The row as the table keeps it: a command that takes one host's name gets `--id` as well.
     var withHostID: CommandSpec {
-        guard takesHostName, !options.contains(where: { $0.name == "id" }) else { return self }
         var spec = self
-        spec.options.append(Self.hostIDOption)
+        spec.addsHostID = takesHostName
         return spec
     }
 
@@ -95,8 +108,6 @@ struct Invocation: Sendable {
     /// How many arguments came before `--` (nil: there was none), for commands that take words on both sides.
     var separator: Int? = nil
 
-    func flag(_ name: String) -> Bool { flags.contains(name) }
-    func value(_ name: String) -> String? { values[name]?.last }
-    func all(_ name: String) -> [String] { values[name] ?? [] }
+    // Options are read through `Call` (TypedOptions), by the keys the command declares: never by name here.
     func argument(_ index: Int) -> String? { index < arguments.count ? arguments[index] : nil }
 }

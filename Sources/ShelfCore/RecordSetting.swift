@@ -8,17 +8,6 @@ public enum RecordSetting: String, Sendable, Codable, CaseIterable {
     /// The words `--record` takes: the three settings, and `group` to clear a host's (or group's) own.
     public static let words = ["off", "on", "ask", "group"]
 
-    /// `text` as a setting: nil for `group` (follow the group); throws naming the words for anything else.
-    public static func parse(_ text: String) throws(ValidationError) -> RecordSetting? {
-        if text == "group" { return nil }
-        guard let setting = RecordSetting(rawValue: text) else {
-            throw ValidationError(
-                field: "record",
-                message: "'\(text)' is not a recording setting: use off, on, ask, or group (as its group)")
-        }
-        return setting
-    }
-
     /// The setting that applies to `host`: its own, else the nearest group's up the tree, else off.
     public static func effective(host: Host, groups: [UUID: HostGroup]) -> RecordSetting {
         if let own = host.record { return own }

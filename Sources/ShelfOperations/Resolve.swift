@@ -183,30 +183,4 @@ public enum Resolve {
         throw ShelfError(
             .notFound, "no forward rule '\(Display.safe(text))'", hint: "see 'sshelf forward list' for ids")
     }
-
-    /// A port given on the command line; anything but 1-65535 is invalid data (exit 4), as the README's table says.
-    public static func port(_ text: String, option: String) throws -> Int {
-        guard let port = Int(text), (1...65535).contains(port), text.allSatisfy(\.isNumber) else {
-            throw ShelfError(.invalid, "--\(option): '\(Display.safe(text))' is not a port (1-65535)")
-        }
-        return port
-    }
-
-    public static func authMethod(_ text: String) throws -> AuthMethod {
-        guard let method = AuthMethod.parseKnown(text) else {
-            let known = AuthMethod.knownCases.map(\.rawValue).joined(separator: ", ")
-            throw ShelfError(.invalid, "--auth: unknown method '\(Display.safe(text))'", hint: "one of: \(known)")
-        }
-        return method
-    }
-
-    /// The `--pq` value: `require` or `off`.
-    public static func postQuantum(_ text: String) throws -> PostQuantumSetting {
-        guard let setting = PostQuantumSetting.parseKnown(text) else {
-            throw ShelfError(
-                .invalid, "--pq: unknown value '\(Display.safe(text))'",
-                hint: "--pq require (sessions only through OpenSSH, post-quantum key exchange) or --pq off")
-        }
-        return setting
-    }
 }

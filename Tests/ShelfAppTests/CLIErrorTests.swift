@@ -38,7 +38,7 @@ final class CLIErrorTests: XCTestCase {
             ),
             (
                 ["run", "web", "--command-timeout", "0", "--", "true"], 4,
-                "--command-timeout: '0' is not a number of seconds above 0, up to 86400"
+                "--command-timeout: '0' is not a number of seconds (more than 0, at most 86400)"
             ),
             (["add", "x", "--host", "h", "--auth", "magic"], 4, "unknown method 'magic'"),
             (["add", "x", "--host", "h", "--jump", "ghost"], 3, "no host named 'ghost'"),

@@ -12,10 +12,26 @@ import Glibc
 #endif
 
 enum AgentCommands {
-    static let confirmTimeout = OptionSpec.value(
-        "confirm-timeout", "SECONDS", "refuse a signature nobody confirmed within this long (default 30)")
-    static let printEnv = OptionSpec.flag(
-        "print-env", "print SSH_AUTH_SOCK=…; export SSH_AUTH_SOCK; for eval in a shell")
+    static let confirmTimeout = Option(
+        "confirm-timeout", .seconds(1...3600),
+        "refuse a signature nobody confirmed within this long (default \(AgentConfirmation.defaultTimeout))")
+    static let printEnv = Flag("print-env", "print SSH_AUTH_SOCK=…; export SSH_AUTH_SOCK; for eval in a shell")
+
+    struct ForegroundOptions: CommandOptions {
+        let printEnv = AgentCommands.printEnv
+        let confirmTimeout = AgentCommands.confirmTimeout
+        let readyFD = Option(
+            "ready-fd", .descriptor, "write 'ready' (or why it could not start) to descriptor N, then close it")
+    }
+
+    struct StartOptions: CommandOptions {
+        let printEnv = AgentCommands.printEnv
+        let confirmTimeout = AgentCommands.confirmTimeout
+        let unlock = Flag(
+            "unlock",
+            "unlock the vault session now (passphrase asked here, or --passphrase-fd), so every key is served")
+        let passphraseFD = VaultCommands.passphraseFD
+    }
 
     static let commands: [CommandSpec] = [
         CommandSpec(
@@ -28,10 +44,7 @@ enum AgentCommands {
                 deletes it). Keys marked --confirm ask on this terminal; a locked vault asks for its passphrase \
                 here. Every signature is written to the release log ('sshelf log'). Stops on Ctrl-C.
                 """,
-            options: [
-                printEnv, confirmTimeout,
-                .value("ready-fd", "N", "write 'ready' (or why it could not start) to descriptor N, then close it"),
-            ],
+            options: ForegroundOptions.self,
             examples: ["sshelf agent", "eval \"$(sshelf agent --print-env)\""],
             run: foreground),
         CommandSpec(
@@ -43,38 +56,25 @@ enum AgentCommands {
                 unlocks the session for the agent and every other sshelf process. Its log is agent.log in the \
                 state folder.
                 """,
-            options: [
-                printEnv, confirmTimeout,
-                .flag(
-                    "unlock",
-                    "unlock the vault session now (passphrase asked here, or --passphrase-fd), so every key is served"
-                ),
-                VaultCommands.passphraseFD,
-            ],
+            options: StartOptions.self,
             examples: ["eval \"$(sshelf agent start --print-env)\"", "sshelf agent start --unlock"],
             run: start),
         CommandSpec(path: ["agent", "stop"], summary: "stop the running sshelf agent", run: stop),
         CommandSpec(
             path: ["agent", "status"], summary: "show where the agent listens, its pid, its keys, locked or not",
-            options: [.flag("json", "print JSON for scripts")], run: status),
+            options: JSONOptions.self, run: status),
         AgentUnlockGuard.command,
     ]
 
     // MARK: commands
 
-    static func foreground(_ call: Invocation, _ context: AppContext) throws -> Int32 {
-        if call.flag("print-env") {
+    static func foreground(_ call: Call<ForegroundOptions>, _ context: AppContext) throws -> Int32 {
+        if call[\.printEnv] {
             context.print(environmentLine(context.locations.agentSocket))
             return 0
         }
-        let timeout = try confirmSeconds(call)
-        var ready: Int32? = nil
-        if let text = call.value("ready-fd") {
-            guard let fd = Int32(text), fd >= 0, fcntl(fd, F_GETFD) != -1 else {
-                throw ShelfError(.usage, "--ready-fd: '\(Display.safe(text))' is not an open file descriptor")
-            }
-            ready = fd
-        }
+        let timeout = call[\.confirmTimeout] ?? AgentConfirmation.defaultTimeout
+        let ready = call[\.readyFD]
         let interactive = ready == nil && hasTerminal
         let report = reporter(context)
         let confirmation = AgentConfirmation(
@@ -91,13 +91,13 @@ enum AgentCommands {
         return AgentServer(context: context, service: service).run(ready: ready, foreground: ready == nil)
     }
 
-    static func start(_ call: Invocation, _ context: AppContext) throws -> Int32 {
-        let timeout = try confirmSeconds(call)
+    static func start(_ call: Call<StartOptions>, _ context: AppContext) throws -> Int32 {
+        let timeout = call[\.confirmTimeout] ?? AgentConfirmation.defaultTimeout
         let locations = context.locations
-        let unlockInput = call.flag("unlock") ? try SecretInput(call, option: "passphrase-fd") : nil
+        let unlockInput = call[\.unlock] ? SecretInput(call, \.passphraseFD) : nil
         if let running = AgentClient.status(locations) {
             if let unlockInput { try unlockAgent(context, unlockInput, pid: running.pid) }
-            if call.flag("print-env") {
+            if call[\.printEnv] {
                 context.print(environmentLine(running.socket))
             } else if ServiceFiles.running(locations)?.pid == Int32(running.pid) {
                 context.print("the sshelf service (pid \(running.pid)) runs the agent already, at \(running.socket)")
@@ -108,7 +108,7 @@ enum AgentCommands {
         }
         let (pid, logPath) = try AgentStart.inBackground(context, confirmTimeout: timeout)
         if let unlockInput { try unlockAgent(context, unlockInput, pid: Int(pid)) }
-        if call.flag("print-env") {
+        if call[\.printEnv] {
             context.print(environmentLine(locations.agentSocket))
         } else {
             context.print("started the sshelf agent (pid \(pid)) at \(locations.agentSocket); its log is \(logPath)")
@@ -139,15 +139,15 @@ enum AgentCommands {
         return 0
     }
 
-    static func status(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    static func status(_ call: Call<JSONOptions>, _ context: AppContext) throws -> Int32 {
         guard let running = AgentClient.status(context.locations) else {
-            if call.flag("json") {
+            if call[\.json] {
                 context.print("{\"running\":false,\"socket\":\(jsonString(context.locations.agentSocket))}")
                 return 3
             }
             throw ShelfError(.notFound, "no sshelf agent is running", hint: "start one: sshelf agent start")
         }
-        if call.flag("json") {
+        if call[\.json] {
             context.print("{\"running\":true,\"agent\":\(JSONOutput.terminalSafe(Array(running.encoded.utf8)))}")
             return 0
         }
@@ -215,14 +215,6 @@ enum AgentCommands {
         context.errorOutput(
             "unlocked the vault in the agent (pid \(pid)) itself: this system keeps no unlock between processes (no "
                 + "kernel keyring)\n")
-    }
-
-    static func confirmSeconds(_ call: Invocation) throws -> Int {
-        guard let text = call.value("confirm-timeout") else { return AgentConfirmation.defaultTimeout }
-        guard let value = Int(text), value >= 1, value <= 3600 else {
-            throw ShelfError(.usage, "--confirm-timeout: '\(Display.safe(text))' is not a number of seconds (1-3600)")
-        }
-        return value
     }
 
     /// `SSH_AUTH_SOCK=…; export SSH_AUTH_SOCK;` as ssh-agent prints it, the path quoted when a shell would split it.

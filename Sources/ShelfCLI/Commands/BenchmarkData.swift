@@ -9,7 +9,7 @@ import ShelfOperations
 import ShelfStore
 
 enum BenchmarkData {
-    enum Kind: String { case synthetic, realistic }
+    enum Kind: String, CaseIterable, Sendable { case synthetic, realistic }
 
     /// One host as the generator made it (store and config are written from this).
     struct Entry {

@@ -19,7 +19,7 @@ enum CACommands {
                 remote or another program) and prints its public key line — the line sshd's TrustedUserCAKeys file \
                 takes. The creation is a line in the release log.
                 """,
-            arguments: [caArgument], options: [VaultCommands.passphraseFD],
+            arguments: [caArgument], options: VaultCommands.PassphraseOptions.self,
             examples: ["sshelf ca init team", "sshelf ca init team > /etc/ssh/sshelf_user_ca.pub"], run: initCA),
         CommandSpec(
             path: ["ca", "show"], summary: "print a CA's public key line (for sshd's TrustedUserCAKeys)",
@@ -27,7 +27,7 @@ enum CACommands {
             examples: ["sshelf ca show team | ssh root@server 'cat >> /etc/ssh/trusted_user_ca_keys'"], run: show),
         CommandSpec(
             path: ["ca", "list"], summary: "list the certificate authorities and the certificates they issued",
-            options: [VaultCommands.json], run: list),
+            options: JSONOptions.self, run: list),
         CommandSpec(
             path: ["ca", "sign"], summary: "issue a short-lived user certificate for a vault identity",
             details: """
@@ -41,17 +41,7 @@ enum CACommands {
             arguments: [
                 ArgumentSpec(name: "IDENTITY", help: "identity name (or id prefix)", completion: .identity)
             ],
-            options: [
-                .value("ca", "NAME", "the certificate authority that signs"),
-                .value("principals", "USER,...", "the user names the certificate is valid for"),
-                .value("valid", "DURATION", "how long it is valid: 30m, 8h, 7d (default 8h, at most 366d)"),
-                .value("out", "FILE", completion: .file, "write the certificate to FILE (mode 0600) too"),
-                .flag(
-                    "renew",
-                    "keep it fresh: before a connect or exec with the identity, a certificate near its end (its last "
-                        + "quarter) is re-issued the same way, logged"),
-                VaultCommands.passphraseFD,
-            ],
+            options: SignOptions.self,
             examples: [
                 "sshelf ca sign work --ca team --principals deploy --valid 8h",
                 "sshelf ca sign work --ca team --principals deploy --valid 8h --renew",
@@ -68,13 +58,7 @@ enum CACommands {
                 line in the release log.
                 """,
             arguments: [ArgumentSpec(name: "FILE", help: "the host's public key file", completion: .file)],
-            options: [
-                .value("ca", "NAME", "the certificate authority that signs"),
-                .value("principals", "HOST,...", "the names clients connect to the host by"),
-                .value("valid", "DURATION", "how long it is valid: 30d, 90d (default 90d, at most 366d)"),
-                .value("out", "FILE", completion: .file, "write the certificate here instead"),
-                VaultCommands.passphraseFD,
-            ],
+            options: SignHostOptions.self,
             examples: [
                 "sshelf ca sign-host /etc/ssh/ssh_host_ed25519_key.pub --ca team --principals db.example.org"
             ],
@@ -88,18 +72,40 @@ enum CACommands {
                 certificate against it.
                 """,
             arguments: [ArgumentSpec(name: "SERIAL|IDENTITY", help: "a serial (ca list shows them) or an identity")],
-            options: [
-                .value("ca", "NAME", "the certificate authority"),
-                .value("out", "FILE", completion: .file, "where to write the revocation list (mode 0600)"),
-            ],
+            options: RevokeOptions.self,
             examples: [
                 "sshelf ca revoke 7 --ca team --out team.krl", "sshelf ca revoke work --ca team --out team.krl",
             ],
             run: revoke),
     ]
 
-    static func initCA(_ call: Invocation, _ context: AppContext) throws -> Int32 {
-        let input = try SecretInput(call, option: "passphrase-fd")
+    struct SignOptions: CommandOptions {
+        let ca = Option("ca", .text("NAME"), "the certificate authority that signs")
+        let principals = Option("principals", .text("USER,..."), "the user names the certificate is valid for")
+        let valid = Option("valid", .validity, "how long it is valid: 30m, 8h, 7d (default 8h, at most 366d)")
+        let out = Option("out", .path("FILE"), "write the certificate to FILE (mode 0600) too")
+        let renew = Flag(
+            "renew",
+            "keep it fresh: before a connect or exec with the identity, a certificate near its end (its last "
+                + "quarter) is re-issued the same way, logged")
+        let passphraseFD = VaultCommands.passphraseFD
+    }
+
+    struct SignHostOptions: CommandOptions {
+        let ca = Option("ca", .text("NAME"), "the certificate authority that signs")
+        let principals = Option("principals", .text("HOST,..."), "the names clients connect to the host by")
+        let valid = Option("valid", .validity, "how long it is valid: 30d, 90d (default 90d, at most 366d)")
+        let out = Option("out", .path("FILE"), "write the certificate here instead")
+        let passphraseFD = VaultCommands.passphraseFD
+    }
+
+    struct RevokeOptions: CommandOptions {
+        let ca = Option("ca", .text("NAME"), "the certificate authority")
+        let out = Option("out", .path("FILE"), "where to write the revocation list (mode 0600)")
+    }
+
+    static func initCA(_ call: Call<VaultCommands.PassphraseOptions>, _ context: AppContext) throws -> Int32 {
+        let input = SecretInput(call, \.passphraseFD)
         let authority = try CertificateAuthorities.create(
             named: call.arguments[0], workspace: context.workspace, store: try context.store(),
             vaultPassphrase: { try input.read(prompt: "Vault passphrase: ") })
@@ -113,9 +119,9 @@ enum CACommands {
         return 0
     }
 
-    static func list(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    static func list(_ call: Call<JSONOptions>, _ context: AppContext) throws -> Int32 {
         let authorities = try CertificateAuthorities.all(in: try context.store())
-        if call.flag("json") {
+        if call[\.json] {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
             context.print(String(decoding: try encoder.encode(authorities), as: UTF8.self))
@@ -135,30 +141,30 @@ enum CACommands {
         return 0
     }
 
-    static func sign(_ call: Invocation, _ context: AppContext) throws -> Int32 {
-        let caName = try required(call, "ca", "NAME", hint: "the CAs on this device: sshelf ca list")
+    static func sign(_ call: Call<SignOptions>, _ context: AppContext) throws -> Int32 {
+        let caName = try required(call, \.ca, hint: "the CAs on this device: sshelf ca list")
         let principals = try required(
-            call, "principals", "USER,...", hint: "e.g. --principals deploy (the remote user)")
-        let validity = try duration(call.value("valid") ?? "8h")
+            call, \.principals, hint: "e.g. --principals deploy (the remote user)")
+        let validity = call[\.valid] ?? 8 * 3600
         let store = try context.store()
         let identity = try Resolve.identity(call.arguments[0], in: store)
-        let input = try SecretInput(call, option: "passphrase-fd")
+        let input = SecretInput(call, \.passphraseFD)
         let certificate = try CertificateAuthorities.sign(
             .init(
                 identity: identity, principals: principals.split(separator: ",").map(String.init),
-                validity: validity, by: "ca sign", keepRenewed: call.flag("renew")),
+                validity: validity, by: "ca sign", keepRenewed: call[\.renew]),
             by: caName, now: now(context), workspace: context.workspace, store: store,
             vaultPassphrase: { try input.read(prompt: "Vault passphrase: ") })
         let line = CertificateAuthorities.line(certificate, comment: identity.name + "-cert")
-        if let out = call.value("out") { try write(line, to: out) }
+        if let out = call[\.out] { try write(line, to: out) }
         context.print(Display.safe(line))
         return 0
     }
 
-    static func signHost(_ call: Invocation, _ context: AppContext) throws -> Int32 {
-        let caName = try required(call, "ca", "NAME", hint: "the CAs on this device: sshelf ca list")
-        let principals = try required(call, "principals", "HOST,...", hint: "e.g. --principals db.example.org")
-        let validity = try duration(call.value("valid") ?? "90d")
+    static func signHost(_ call: Call<SignHostOptions>, _ context: AppContext) throws -> Int32 {
+        let caName = try required(call, \.ca, hint: "the CAs on this device: sshelf ca list")
+        let principals = try required(call, \.principals, hint: "e.g. --principals db.example.org")
+        let validity = call[\.valid] ?? 90 * 86_400
         let path = call.arguments[0]
         let text: String
         do {
@@ -166,20 +172,20 @@ enum CACommands {
         } catch {
             throw ShelfError(.notFound, "cannot read \(Display.safe(path)): \(error)")
         }
-        let input = try SecretInput(call, option: "passphrase-fd")
+        let input = SecretInput(call, \.passphraseFD)
         let certificate = try CertificateAuthorities.signHost(
             publicKey: text.trimmingSpacesAndNewlines(), principals: principals.split(separator: ",").map(String.init),
             validity: validity, by: caName, now: now(context), workspace: context.workspace,
             store: try context.store(), vaultPassphrase: { try input.read(prompt: "Vault passphrase: ") })
-        let out = call.value("out") ?? (path.hasSuffix(".pub") ? String(path.dropLast(4)) : path) + "-cert.pub"
+        let out = call[\.out] ?? (path.hasSuffix(".pub") ? String(path.dropLast(4)) : path) + "-cert.pub"
         try write(CertificateAuthorities.line(certificate, comment: "sshelf-host-cert"), to: out)
         context.print("wrote \(Display.safe(out)) (serial \(certificate.serial))")
         return 0
     }
 
-    static func revoke(_ call: Invocation, _ context: AppContext) throws -> Int32 {
-        let caName = try required(call, "ca", "NAME", hint: "the CAs on this device: sshelf ca list")
-        let out = try required(call, "out", "FILE", hint: "e.g. --out /etc/ssh/revoked_keys (sshd's RevokedKeys)")
+    static func revoke(_ call: Call<RevokeOptions>, _ context: AppContext) throws -> Int32 {
+        let caName = try required(call, \.ca, hint: "the CAs on this device: sshelf ca list")
+        let out = try required(call, \.out, hint: "e.g. --out /etc/ssh/revoked_keys (sshd's RevokedKeys)")
         let (revoked, list) = try CertificateAuthorities.revoke(
             call.arguments[0], by: caName, now: now(context), store: try context.store())
         do {
@@ -193,9 +199,11 @@ enum CACommands {
         return 0
     }
 
-    static func required(_ call: Invocation, _ option: String, _ placeholder: String, hint: String) throws -> String {
-        guard let value = call.value(option) else {
-            throw ShelfError(.usage, "\(call.command.name) needs --\(option) \(placeholder)", hint: hint)
+    static func required<O>(_ call: Call<O>, _ key: KeyPath<O, Option<String>>, hint: String) throws -> String {
+        guard let value = call[key] else {
+            let option = call.spec(key)
+            throw ShelfError(
+                .usage, "\(call.command.name) needs --\(option.name) \(option.value ?? "")", hint: hint)
         }
         return value
     }
@@ -208,32 +216,13 @@ enum CACommands {
         }
     }
 
-    /// "30m", "8h", "7d", "90s" or plain seconds.
-    static func duration(_ text: String) throws -> UInt64 {
-        let units: [Character: UInt64] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
-        let trimmed = text.trimmingSpaces().lowercased()
-        var value: UInt64?
-        if let unit = trimmed.last, let scale = units[unit], let number = UInt64(trimmed.dropLast()) {
-            value = number.multipliedReportingOverflow(by: scale).overflow ? nil : number * scale
-        } else {
-            value = UInt64(trimmed)
-        }
-        guard let seconds = value, seconds >= 60, seconds <= CertificateAuthorities.longestValidity else {
-            throw ShelfError(
-                .invalid, "--valid: '\(Display.safe(text))' is not a duration between 1m and 366d",
-                hint: "e.g. --valid 30m, 8h or 7d")
-        }
-        return seconds
-    }
-
     /// Now, in seconds since the epoch (SSHELF_TEST_NOW in tests, as the vault's stamps take it).
     /// Renews the certificates the plans' tied identities need (CertificateRenewal, the one function every login
     /// path calls), the vault passphrase from --passphrase-fd (read once per process) or the terminal; each renewal
     /// a release-log line naming `by` and a note on stderr.
     static func renewCertificates(
-        _ plans: inout [ConnectPlan], by: String, call: Invocation, context: AppContext, store: Store
+        _ plans: inout [ConnectPlan], by: String, vaultInput: SecretInput, context: AppContext, store: Store
     ) throws {
-        let vaultInput = try SecretInput(call, option: "passphrase-fd")
         for index in plans.indices {
             try CertificateRenewal.prepare(
                 &plans[index], by: by, now: now(context), workspace: context.workspace, store: store,

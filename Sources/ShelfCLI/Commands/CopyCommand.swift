@@ -39,20 +39,7 @@ enum CopyCommand {
                 name: "SRC", help: "files or directories, then the destination (HOST:PATH or a local path)",
                 variadic: true, completion: .file)
         ],
-        options: [
-            .flag("recursive", short: "r", "copy directories and everything in them"),
-            .flag(
-                "preserve", short: "p",
-                "keep permissions (never setuid, setgid or sticky) and access/modification times"),
-            .value("parallel", "N", "copy to at most N hosts at once (default \(FleetRun.Settings.defaultParallel))"),
-            .value(
-                "timeout", "SECONDS",
-                "connect timeout per host and address, and how long a stopped copy may take to clean up (default 10)"),
-            FleetCommand.loginOption,
-            .flag("yes", short: "y", "go ahead without the typed confirmation a large or protected copy asks for"),
-            .flag("accept-new", "accept and pin the host key of hosts never seen before (never a changed key)"),
-            SSHCommands.passphraseOption,
-        ],
+        options: Options.self,
         examples: [
             "sshelf cp nginx.conf web1:/etc/nginx/", "sshelf cp -r -p site/ @prod:/srv/",
             "sshelf cp db1:/var/log/syslog .", "sshelf cp @prod:/var/log/syslog logs/",
@@ -73,7 +60,24 @@ enum CopyCommand {
         return (String(word[..<colon]), String(word[word.index(after: colon)...]))
     }
 
-    static func run(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    struct Options: FleetOptions {
+        let recursive = Flag("recursive", short: "r", "copy directories and everything in them")
+        let preserve = Flag(
+            "preserve", short: "p", "keep permissions (never setuid, setgid or sticky) and access/modification times")
+        let parallel = Option(
+            "parallel", FleetCommand.parallel,
+            "copy to at most N hosts at once (default \(FleetRun.Settings.defaultParallel))")
+        let timeout = Option(
+            "timeout", .seconds(atMost: 600),
+            "connect timeout per host and address, and how long a stopped copy may take to clean up (default 10)")
+        let login = FleetCommand.login
+        let yes = Flag("yes", short: "y", "go ahead without the typed confirmation a large or protected copy asks for")
+        let acceptNew = Flag(
+            "accept-new", "accept and pin the host key of hosts never seen before (never a changed key)")
+        let passphraseFD = LoginPassphraseOption.passphraseFD
+    }
+
+    static func run(_ call: Call<Options>, _ context: AppContext) throws -> Int32 {
         guard call.arguments.count >= 2 else {
             throw ShelfError(
                 .usage, "cp: give at least one source and a destination",
@@ -81,9 +85,9 @@ enum CopyCommand {
         }
         let sources = Array(call.arguments.dropLast())
         let destination = call.arguments[call.arguments.count - 1]
-        let options = CopyOptions(recursive: call.flag("recursive"), preserve: call.flag("preserve"))
+        let options = CopyOptions(recursive: call[\.recursive], preserve: call[\.preserve])
         let store = try context.store()
-        let connect = try SSHCommands.connectOptions(call, context)
+        let connect = SSHCommands.connectOptions(call, context)
         var fleet: Fleet
         let direction: (FleetCopy, ShelfCore.Host) throws(SSHError) -> Void
         // The same copy through OpenSSH's scp, for a host the loaded libssh2 cannot log in (an RSA key on 1.10).
@@ -133,8 +137,7 @@ enum CopyCommand {
         // The first Ctrl-C stops every copy: each removes its temporary file; one whose host does not answer within
         // the connect timeout is cut off, and its temporary file named.
         let settings = FleetRun.Settings(
-            parallel: try FleetCommand.count(call, "parallel", default: FleetRun.Settings.defaultParallel),
-            stopGrace: connect.connectTimeout)
+            parallel: call[\.parallel] ?? FleetRun.Settings.defaultParallel, stopGrace: connect.connectTimeout)
         let session = try FleetSession(call: call, store: store, context: context, by: "cp")
         let description =
             "cp \(options.recursive ? "-r " : "")\(options.preserve ? "-p " : "")"
@@ -171,7 +174,7 @@ enum CopyCommand {
             if let why = OpenSSHFleet.reason(plan) { return throughOpenSSH(why) }
             var copy: FleetCopy? = nil
             var result = FleetConnect.run(
-                plan, options: connect, credentials: session.credentials(), acceptNew: call.flag("accept-new"),
+                plan, options: connect, credentials: session.credentials(), acceptNew: call[\.acceptNew],
                 abort: abort, connected: connected
             ) { connection, result throws(SSHError) in
                 let sftp = try SftpSession(connection)

@@ -21,17 +21,20 @@ enum CopyIDCommand {
             the file (0600) when missing. A key the file already has is not added twice.
             """,
         arguments: [ArgumentSpec(name: "HOST", help: "host name (or id prefix)", completion: .host)],
-        options: [
-            .value("identity", "NAME", completion: .identity, "the identity to install (default: the host's own)")
-        ]
-            + SSHCommands.connectOptions,
+        options: Options.self,
         examples: ["sshelf copy-id web1", "sshelf copy-id web1 --identity laptop --password-fd 3 3<pw.txt"],
         run: run)
 
-    static func run(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    struct Options: PromptingLoginOptions {
+        let identity = Option(
+            "identity", .text("NAME", completion: .identity), "the identity to install (default: the host's own)")
+        let login = LoginAnswerOptions()
+    }
+
+    static func run(_ call: Call<Options>, _ context: AppContext) throws -> Int32 {
         let (plan, store) = try SSHCommands.plan(for: call.arguments[0], context)
         let identity = try store.read { store -> Identity in
-            if let name = call.value("identity") { return try Resolve.identity(name, in: store) }
+            if let name = call[\.identity] { return try Resolve.identity(name, in: store) }
             guard let id = plan.target.identityID, let own = try store.identities().first(where: { $0.id == id }) else {
                 throw ShelfError(
                     .usage, "\(Display.safe(plan.target.name)) has no identity to install",
@@ -40,7 +43,7 @@ enum CopyIDCommand {
             return own
         }
         let line = try AuthorizedKeyInstall.keyLine(for: identity)
-        let options = try SSHCommands.connectOptions(call, context)
+        let options = SSHCommands.connectOptions(call, context)
         let host = Display.safe(plan.target.name)
         let name = Display.safe(identity.name)
         return try SSHCommands.withConnection(plan, store: store, call: call, options: options, context: context) {

@@ -26,13 +26,16 @@ enum FilesCommand {
             ArgumentSpec(
                 name: "PATH", help: "the host's folder to start in (default: the login's home)", optional: true),
         ],
-        options: [
-            .value("local", "DIR", completion: .file, "this machine's folder to start in (default: the current one)")
-        ],
+        options: Options.self,
         examples: ["sshelf files web1", "sshelf files web1 /var/log --local ~/logs"],
         run: run)
 
-    static func run(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    struct Options: CommandOptions {
+        let local = Option(
+            "local", .path("DIR"), "this machine's folder to start in (default: the current one)")
+    }
+
+    static func run(_ call: Call<Options>, _ context: AppContext) throws -> Int32 {
         let (plan, _) = try SSHCommands.plan(for: call.arguments[0], context)
         guard SelfProcess.isInteractive, let openTerminalUI = context.openTerminalUI else {
             throw ShelfError(
@@ -40,7 +43,7 @@ enum FilesCommand {
                 hint: "run it in a terminal; scripts copy with 'sshelf cp'")
         }
         var local: [UInt8]?
-        if let folder = call.value("local") {
+        if let folder = call[\.local] {
             let path = PathText.standardized(folder, home: context.homeDirectory)
             var info = stat()
             guard let resolved = realpath(path, nil), stat(resolved, &info) == 0, info.st_mode & S_IFMT == S_IFDIR

@@ -7,15 +7,40 @@ import ShelfServices
 import ShelfStore
 
 enum ForwardCommands {
-    static let specOptions: [OptionSpec] = [
-        .value("local", "SPEC", short: "L", "forward a local port to host:hostport through the server (ssh -L)"),
-        .value("remote", "SPEC", short: "R", "forward a port on the server back to host:hostport here (ssh -R)"),
-        .value("dynamic", "SPEC", short: "D", "a SOCKS proxy on a local port (ssh -D)"),
-    ]
-    static let publicBind = OptionSpec.flag(
+    /// --local, --remote, --dynamic: the rule's SPEC, as ssh's -L, -R and -D take it (ForwardSpec reads it, with its
+    /// own words for what is wrong in it).
+    struct SpecOptions: CommandOptions {
+        let local = Option(
+            "local", short: "L", .text("SPEC"), "forward a local port to host:hostport through the server (ssh -L)")
+        let remote = Option(
+            "remote", short: "R", .text("SPEC"),
+            "forward a port on the server back to host:hostport here (ssh -R)")
+        let dynamic = Option("dynamic", short: "D", .text("SPEC"), "a SOCKS proxy on a local port (ssh -D)")
+    }
+
+    static let publicBind = Flag(
         "allow-public-bind", "allow a bind address other than loopback (the port becomes reachable from the network)")
-    static let sessionsOption = OptionSpec.value(
-        "sessions", "N", "spread the rule's connections over N SSH sessions (logins), 1-16, default 1; -L and -D only")
+    static let sessions = Option(
+        "sessions", .count(1...PortForwardRule.sessionLimit, examples: ["4"]),
+        "spread the rule's connections over N SSH sessions (logins), 1-16, default 1; -L and -D only")
+
+    struct AddOptions: CommandOptions {
+        let spec = SpecOptions()
+        let name = Option("name", .text("NAME"), "a label for the rule")
+        let autostart = Flag("autostart", "start with 'sshelf forward up'")
+        let disabled = Flag("disabled", "store the rule switched off")
+        let sessions = ForwardCommands.sessions
+        let allowPublicBind = ForwardCommands.publicBind
+    }
+
+    struct EditOptions: CommandOptions {
+        let spec = SpecOptions()
+        let name = Option("name", .text("NAME"), "a new label for the rule ('' for none)")
+        let autostart = Flag("autostart", "start it with 'sshelf forward up'")
+        let noAutostart = Flag("no-autostart", "do not start it with 'sshelf forward up'")
+        let sessions = ForwardCommands.sessions
+        let allowPublicBind = ForwardCommands.publicBind
+    }
     static let ruleArguments = [
         ArgumentSpec(name: "RULE", help: "rule id prefix (from 'forward list') or rule name", variadic: true)
     ]
@@ -25,7 +50,7 @@ enum ForwardCommands {
             path: ["forward", "list"], summary: "list forward rules (all, or one host's)",
             details: "Rules whose host was deleted (for example on another device) are kept and shown as orphaned.",
             arguments: [ArgumentSpec(name: "HOST", help: "only this host's rules", optional: true, completion: .host)],
-            options: [.flag("json", "print JSON for scripts")], run: list),
+            options: JSONOptions.self, run: list),
         CommandSpec(
             path: ["forward", "add"], summary: "add a forward rule to a host",
             details: "SPEC uses OpenSSH's syntax: [bind:]port:host:hostport for --local/--remote, [bind:]port for "
@@ -37,13 +62,7 @@ enum ForwardCommands {
                     name: "HOST", help: "host name (NAME@ID when several hosts share it, or an id prefix)",
                     completion: .host)
             ],
-            options: specOptions + [
-                .value("name", "NAME", "a label for the rule"),
-                .flag("autostart", "start with 'sshelf forward up'"),
-                .flag("disabled", "store the rule switched off"),
-                sessionsOption,
-                publicBind,
-            ],
+            options: AddOptions.self,
             examples: [
                 "sshelf forward add prod-db --local 5432:localhost:5432",
                 "sshelf forward add bastion --dynamic 1080 --autostart",
@@ -56,13 +75,7 @@ enum ForwardCommands {
                 "Only the options given change. A new --local, --remote or --dynamic SPEC replaces the rule's kind "
                 + "and spec. A running 'forward up' or 'forward start' picks the change up when it next starts.",
             arguments: [ArgumentSpec(name: "RULE", help: "rule id prefix (from 'forward list') or rule name")],
-            options: specOptions + [
-                .value("name", "NAME", "a new label for the rule ('' for none)"),
-                .flag("autostart", "start it with 'sshelf forward up'"),
-                .flag("no-autostart", "do not start it with 'sshelf forward up'"),
-                sessionsOption,
-                publicBind,
-            ],
+            options: EditOptions.self,
             examples: [
                 "sshelf forward edit 3fa2 --local 15432:localhost:5432", "sshelf forward edit db --no-autostart",
             ],
@@ -70,16 +83,16 @@ enum ForwardCommands {
         CommandSpec(
             path: ["forward", "enable"], summary: "switch forward rules on",
             details: "'forward start HOST' runs a host's enabled rules; 'forward up' its enabled autostart rules.",
-            arguments: ruleArguments, run: { try setEnabled(true, $0, $1) }),
+            arguments: ruleArguments, options: NoOptions.self, run: { try setEnabled(true, $0, $1) }),
         CommandSpec(
             path: ["forward", "disable"], summary: "switch forward rules off (kept, but not run)",
-            arguments: ruleArguments, run: { try setEnabled(false, $0, $1) }),
+            arguments: ruleArguments, options: NoOptions.self, run: { try setEnabled(false, $0, $1) }),
         CommandSpec(
             path: ["forward", "rm"], summary: "remove forward rules",
             arguments: ruleArguments, run: remove),
     ]
 
-    static func list(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    static func list(_ call: Call<JSONOptions>, _ context: AppContext) throws -> Int32 {
         let store = try context.store()
         let (rules, hosts) = try store.read { store -> ([PortForwardRule], [UUID: ShelfCore.Host]) in
             let hosts = Dictionary(try store.hosts().map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
@@ -88,7 +101,7 @@ enum ForwardCommands {
             }
             return (try store.forwardRules(), hosts)
         }
-        if call.flag("json") {
+        if call[\.json] {
             context.print(try JSONOutput.encode(rules))
             return 0
         }
@@ -109,11 +122,17 @@ enum ForwardCommands {
         return 0
     }
 
-    static let specKinds: [(ForwardKind, String)] = [(.local, "local"), (.remote, "remote"), (.dynamic, "dynamic")]
+    /// The --local/--remote/--dynamic SPECs given, with their kinds.
+    static func givenSpecs<O>(_ call: Call<O>, _ group: KeyPath<O, SpecOptions>) -> [(ForwardKind, String)] {
+        let kinds: [(ForwardKind, KeyPath<SpecOptions, Option<String>>)] = [
+            (.local, \.local), (.remote, \.remote), (.dynamic, \.dynamic),
+        ]
+        return kinds.compactMap { kind, key in call[group.appending(path: key)].map { (kind, $0) } }
+    }
 
     /// The one --local/--remote/--dynamic SPEC given.
-    static func givenSpec(_ call: Invocation) throws -> ForwardSpec {
-        let given = specKinds.compactMap { kind, name in call.value(name).map { (kind, $0) } }
+    static func givenSpec<O>(_ call: Call<O>, _ group: KeyPath<O, SpecOptions>) throws -> ForwardSpec {
+        let given = givenSpecs(call, group)
         guard given.count == 1, let (kind, text) = given.first else {
             throw ShelfError(
                 .usage, "\(call.command.name): give exactly one of --local, --remote or --dynamic",
@@ -122,17 +141,17 @@ enum ForwardCommands {
         do { return try ForwardSpec.parse(text, kind: kind) } catch { throw ShelfError(.invalid, error.message) }
     }
 
-    static func add(_ call: Invocation, _ context: AppContext) throws -> Int32 {
-        let spec = try givenSpec(call)
-        let sessions = try sessionsValue(call) ?? 1
+    static func add(_ call: Call<AddOptions>, _ context: AppContext) throws -> Int32 {
+        let spec = try givenSpec(call, \.spec)
+        let sessions = call[\.sessions] ?? 1
         let (rule, hostName) = try context.store().write { store in
             let host = try Resolve.host(call.arguments[0], in: store)
             let rule = PortForwardRule(
-                hostID: host.id, name: call.value("name") ?? "", kind: spec.kind,
+                hostID: host.id, name: call[\.name] ?? "", kind: spec.kind,
                 bindAddress: spec.bindAddress, bindPort: spec.bindPort, targetHost: spec.targetHost,
-                targetPort: spec.targetPort, autostart: call.flag("autostart"),
-                enabled: !call.flag("disabled"), sessions: sessions)
-            try checkBindAddresses([rule], call)
+                targetPort: spec.targetPort, autostart: call[\.autostart],
+                enabled: !call[\.disabled], sessions: sessions)
+            try checkBindAddresses([rule], allowPublic: call[\.allowPublicBind])
             return (rule, try ForwardOperations.save(rule, in: store))
         }
         context.print("added forward \(Display.shortID(rule.id)) to \(Display.safe(hostName)): -\(spec.flag) \(spec)")
@@ -140,13 +159,13 @@ enum ForwardCommands {
         return 0
     }
 
-    static func edit(_ call: Invocation, _ context: AppContext) throws -> Int32 {
-        if call.flag("autostart") && call.flag("no-autostart") {
+    static func edit(_ call: Call<EditOptions>, _ context: AppContext) throws -> Int32 {
+        if call[\.autostart] && call[\.noAutostart] {
             throw ShelfError(
                 .usage, "forward edit: --autostart and --no-autostart exclude each other",
                 hint: ArgumentParser.usageHint(call.command))
         }
-        let spec = specKinds.contains { call.value($0.1) != nil } ? try givenSpec(call) : nil
+        let spec = givenSpecs(call, \.spec).isEmpty ? nil : try givenSpec(call, \.spec)
         let (rule, hostName) = try context.store().write { store in
             var rule = try Resolve.forwardRule(call.arguments[0], in: store)
             if let spec {
@@ -155,21 +174,21 @@ enum ForwardCommands {
                 rule.bindPort = spec.bindPort
                 rule.targetHost = spec.targetHost
                 rule.targetPort = spec.targetPort
-                try checkBindAddresses([rule], call)
+                try checkBindAddresses([rule], allowPublic: call[\.allowPublicBind])
             }
-            if let name = call.value("name") { rule.name = name }
-            if let sessions = try sessionsValue(call) { rule.sessions = sessions }
-            if call.flag("autostart") { rule.autostart = true }
-            if call.flag("no-autostart") { rule.autostart = false }
+            if let name = call[\.name] { rule.name = name }
+            if let sessions = call[\.sessions] { rule.sessions = sessions }
+            if call[\.autostart] { rule.autostart = true }
+            if call[\.noAutostart] { rule.autostart = false }
             rule.updatedAt = Date()
             return (rule, try ForwardOperations.save(rule, in: store))
         }
         context.print("updated forward \(describe(rule, hostName: hostName))")
-        if call.flag("autostart") { try AutostartOffer.offer(rule, context) }
+        if call[\.autostart] { try AutostartOffer.offer(rule, context) }
         return 0
     }
 
-    static func setEnabled(_ enabled: Bool, _ call: Invocation, _ context: AppContext) throws -> Int32 {
+    static func setEnabled(_ enabled: Bool, _ call: Call<NoOptions>, _ context: AppContext) throws -> Int32 {
         let changed = try context.store().write { store in
             try call.arguments.map { text -> String in
                 var rule = try Resolve.forwardRule(text, in: store)
@@ -193,21 +212,10 @@ enum ForwardCommands {
         return text
     }
 
-    /// `--sessions N` as a number (its range is the rule's validation); nil when not given.
-    static func sessionsValue(_ call: Invocation) throws -> Int? {
-        guard let text = call.value("sessions") else { return nil }
-        guard let sessions = Int(text) else {
-            throw ShelfError(
-                .invalid, "--sessions takes a number of SSH sessions, not '\(Display.safe(text))'",
-                hint: "for example --sessions 4 (1 to \(PortForwardRule.sessionLimit))")
-        }
-        return sessions
-    }
-
     /// Listening on a non-loopback address exposes the port to the network: only with --allow-public-bind (the
     /// TUI asks instead). For -R the bind address is on the server, whose sshd decides (GatewayPorts).
-    static func checkBindAddresses(_ rules: [PortForwardRule], _ call: Invocation) throws {
-        guard !call.flag("allow-public-bind") else { return }
+    static func checkBindAddresses(_ rules: [PortForwardRule], allowPublic: Bool) throws {
+        guard !allowPublic else { return }
         for rule in rules where rule.listensOnNetwork {
             throw ShelfError(
                 .usage,

@@ -13,9 +13,32 @@ import ShelfSystem
 import ShelfVault
 
 enum ForwardRunCommands {
-    static let publicBindOption = OptionSpec.flag(
+    static let publicBind = Flag(
         "allow-public-bind",
         "allow rules that listen on a non-loopback address (the port becomes reachable from the network)")
+
+    struct StartOptions: PromptingLoginOptions {
+        let login = LoginAnswerOptions()
+        let allowPublicBind = ForwardRunCommands.publicBind
+        let openssh = Flag(
+            "openssh",
+            "run the rules through OpenSSH's ssh -N with the sshelf agent and sshelf's pins (for unix-socket "
+                + "forwards sshelf's own client cannot run: -R with a socket on the server, or -L to one on "
+                + "libssh2 1.10)")
+        let fromTUI = Flag(
+            "from-tui",
+            "started by the TUI's 't' (the TUI passes it): the rule keeps running after the TUI quits, and "
+                + "'t' in any TUI stops it")
+    }
+
+    struct UpOptions: CommandOptions {
+        let timeout = SSHCommands.timeout
+        let allowPublicBind = ForwardRunCommands.publicBind
+        let passphraseFD = Option(
+            "passphrase-fd", .descriptor,
+            "read the vault passphrase from descriptor N at start (afterFirstUnlock items; for systems "
+                + "without the kernel keyring)")
+    }
 
     static let commands: [CommandSpec] = [
         CommandSpec(
@@ -35,20 +58,7 @@ enum ForwardRunCommands {
                     name: "RULE", help: "only these rules (id prefix or name); default: every enabled rule",
                     optional: true, variadic: true),
             ],
-            options: SSHCommands.connectOptions + [
-                publicBindOption,
-                .flag(
-                    "openssh",
-                    "run the rules through OpenSSH's ssh -N with the sshelf agent and sshelf's pins (for unix-socket "
-                        + "forwards sshelf's own client cannot run: -R with a socket on the server, or -L to one on "
-                        + "libssh2 1.10)"
-                ),
-                .flag(
-                    "from-tui",
-                    "started by the TUI's 't' (the TUI passes it): the rule keeps running after the TUI quits, and "
-                        + "'t' in any TUI stops it"
-                ),
-            ],
+            options: StartOptions.self,
             examples: [
                 "sshelf forward start prod-db", "sshelf forward start bastion socks",
                 "sshelf forward start --openssh build gpg-socket",
@@ -66,13 +76,7 @@ enum ForwardRunCommands {
                 start and opens the afterFirstUnlock items for this supervisor. 'sshelf forward status' shows \
                 each rule's state; Ctrl-C, SIGTERM or 'sshelf forward stop' ends it.
                 """,
-            options: [
-                .value("timeout", "SECONDS", "connect timeout per address (default 10)"), publicBindOption,
-                .value(
-                    "passphrase-fd", "N",
-                    "read the vault passphrase from descriptor N at start (afterFirstUnlock items; for systems "
-                        + "without the kernel keyring)"),
-            ],
+            options: UpOptions.self,
             examples: ["sshelf forward up", "systemd-run --user sshelf forward up"],
             run: up),
         CommandSpec(
@@ -82,32 +86,32 @@ enum ForwardRunCommands {
                 + "and kept running after it quit), with its pid. States: starting, active (with connection and byte "
                 + "counts), retrying (with the last error and the next attempt), failed (with the reason). --json "
                 + "prints the supervisor's state only.",
-            options: [.flag("json", "print JSON for scripts")], run: status),
+            options: JSONOptions.self, run: status),
         CommandSpec(
             path: ["forward", "stop"], summary: "stop the running 'forward up' supervisor", run: stopSupervisor),
     ]
 
-    static func start(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    static func start(_ call: Call<StartOptions>, _ context: AppContext) throws -> Int32 {
         let (plan, store) = try SSHCommands.loginPlan(call, context)
         let selected = try selectRules(call, hostID: plan.target.id, hostName: plan.target.name, store: store)
-        try ForwardCommands.checkBindAddresses(selected, call)
+        try ForwardCommands.checkBindAddresses(selected, allowPublic: call[\.allowPublicBind])
         // A host that requires post-quantum key exchange goes to OpenSSH's ssh by itself: libssh2 has none.
-        let postQuantum = call.flag("openssh") ? nil : PostQuantumWords.handover(plan)
+        let postQuantum = call[\.openssh] ? nil : PostQuantumWords.handover(plan)
         if let postQuantum, access(OpenSSHOptionCheck.sshPath, X_OK) == 0 {
             context.errorOutput("sshelf: note: \(postQuantum); running the rules through OpenSSH's ssh\n")
         }
-        if call.flag("openssh") || (postQuantum != nil && access(OpenSSHOptionCheck.sshPath, X_OK) == 0) {
+        if call[\.openssh] || (postQuantum != nil && access(OpenSSHOptionCheck.sshPath, X_OK) == 0) {
             return try OpenSSHForwards.run(
                 plan, rules: selected, onlyRules: call.arguments.count > 1, store: store,
                 context: context)
         }
         let (rules, refused) = try ownClientRules(selected, hostName: plan.target.name, context: context)
-        let options = try SSHCommands.connectOptions(call, context)
+        let options = SSHCommands.connectOptions(call, context)
         // Rules with `sessions N` get N logins; the extra ones repeat the first one's answers without asking.
         let login = RepeatLogin()
         // Published for the TUI (every TUI shows the rules as starting, then running), whoever started this process.
         let publisher = StartStatePublisher(
-            hostName: plan.target.name, rules: rules, fromTUI: call.flag("from-tui"), context: context,
+            hostName: plan.target.name, rules: rules, fromTUI: call[\.fromTUI], context: context,
             note: { StandardStreams.write($0, fd: 2) })
         defer { publisher.stop() }
         return try SSHCommands.withConnection(
@@ -191,11 +195,11 @@ enum ForwardRunCommands {
         return [base, "to give the rule another port: \(move)"].compactMap { $0 }.joined(separator: "; ")
     }
 
-    static func up(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    static func up(_ call: Call<UpOptions>, _ context: AppContext) throws -> Int32 {
         let store = try context.store()
         let (hosts, rules) = try store.read { store in (try store.hosts(), try store.forwardRules()) }
         let autostart = rules.filter { $0.enabled && $0.autostart }
-        try ForwardCommands.checkBindAddresses(autostart, call)
+        try ForwardCommands.checkBindAddresses(autostart, allowPublic: call[\.allowPublicBind])
         let byID = Dictionary(hosts.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         var byHost: [UUID: [PortForwardRule]] = [:]
         for rule in autostart {
@@ -225,7 +229,7 @@ enum ForwardRunCommands {
                 hint: "sshelf forward status; sshelf forward stop")
         }
         defer { close(lockFD) }
-        let options = try SSHCommands.connectOptions(call, context)
+        let options = SSHCommands.connectOptions(timeout: call[\.timeout], context)
         let vault = try unlockedVault(call, context)
         // Runner threads report state changes (writes to the descriptor are safe from any thread) and wake the
         // publisher, so the state file follows a change at once; counts are refreshed twice a second.
@@ -266,18 +270,18 @@ enum ForwardRunCommands {
 
     /// With --passphrase-fd: the vault, opened once and unlocked for the classes unattended logins read, shared by
     /// every host's runner (a wrong passphrase stops the supervisor at once, not at the first login).
-    static func unlockedVault(_ call: Invocation, _ context: AppContext) throws -> Vault? {
-        guard call.value("passphrase-fd") != nil else { return nil }
-        let input = try SecretInput(call, option: "passphrase-fd")
+    static func unlockedVault(_ call: Call<UpOptions>, _ context: AppContext) throws -> Vault? {
+        guard call[\.passphraseFD] != nil else { return nil }
+        let input = SecretInput(call, \.passphraseFD)
         let vault = try VaultCommands.open(context, create: false)
         let unattended = Set(AccessibilityClass.allCases.filter { $0.unlockScope == .session })
         try VaultCommands.unlockIfNeeded(vault, for: unattended, input)
         return vault
     }
 
-    static func status(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    static func status(_ call: Call<JSONOptions>, _ context: AppContext) throws -> Int32 {
         let state = try SupervisorFiles.read(context.locations)
-        if call.flag("json") {
+        if call[\.json] {
             guard let state else {
                 context.print("{\"running\": false, \"rules\": []}")
                 return 0
@@ -357,7 +361,7 @@ enum ForwardRunCommands {
     }
 
     /// The named rules of this host, or all its enabled ones.
-    static func selectRules(_ call: Invocation, hostID: UUID, hostName: String, store: Store) throws
+    static func selectRules(_ call: Call<StartOptions>, hostID: UUID, hostName: String, store: Store) throws
         -> [PortForwardRule]
     {
         let names = Array(call.arguments.dropFirst())

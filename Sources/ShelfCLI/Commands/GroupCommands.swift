@@ -10,10 +10,7 @@ enum GroupCommands {
     static let commands: [CommandSpec] = [
         CommandSpec(
             path: ["group", "list"], summary: "show the group tree with host counts",
-            options: [
-                .flag("json", "print JSON for scripts"),
-                .flag("names", "print only the group paths, one per line"),
-            ], run: list),
+            options: ListOptions.self, run: list),
         CommandSpec(
             path: ["group", "add"], summary: "create a group (and any missing parents)",
             arguments: [ArgumentSpec(name: "PATH", help: "slash path, e.g. prod/eu", completion: .group)],
@@ -24,24 +21,13 @@ enum GroupCommands {
                 + "ssh with post-quantum key exchange only (sshelf's own client has none); off leaves it to each host. "
                 + "--record: a host without its own setting takes its group's; a group without one takes its parent's.",
             arguments: [ArgumentSpec(name: "PATH", help: "slash path", completion: .group)],
-            options: [
-                .value(
-                    "pq", "require|off", completion: .words(PostQuantumSetting.knownCases.map(\.rawValue)),
-                    "require: every session of its hosts through OpenSSH with post-quantum key exchange only"),
-                .value(
-                    "record", "off|on|ask|group", completion: .words(RecordSetting.words),
-                    "record its hosts' interactive sessions (see 'sshelf sessions'); group: as its parent says"),
-            ],
+            options: EditOptions.self,
             examples: ["sshelf group edit prod --pq require", "sshelf group edit prod --record on"], run: edit),
         CommandSpec(
             path: ["group", "rm"], summary: "remove a group",
             details: "A group that still holds hosts or groups is kept unless --recursive is given.",
             arguments: [ArgumentSpec(name: "PATH", help: "slash path", completion: .group)],
-            options: [
-                .flag(
-                    "recursive", short: "r",
-                    "also remove its subgroups and every host in them, with their forward rules")
-            ],
+            options: RemoveOptions.self,
             run: remove),
         CommandSpec(
             path: ["group", "mv"], summary: "rename a group or move it under another",
@@ -52,14 +38,33 @@ enum GroupCommands {
             examples: ["sshelf group mv staging prod/staging"], run: move),
     ]
 
-    static func list(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    struct ListOptions: CommandOptions {
+        let json = Flag("json", "print JSON for scripts")
+        let names = Flag("names", "print only the group paths, one per line")
+    }
+
+    struct EditOptions: CommandOptions {
+        let pq = Option(
+            "pq", .postQuantum,
+            "require: every session of its hosts through OpenSSH with post-quantum key exchange only")
+        let record = Option(
+            "record", .recordSetting, placeholder: "off|on|ask|group",
+            "record its hosts' interactive sessions (see 'sshelf sessions'); group: as its parent says")
+    }
+
+    struct RemoveOptions: CommandOptions {
+        let recursive = Flag(
+            "recursive", short: "r", "also remove its subgroups and every host in them, with their forward rules")
+    }
+
+    static func list(_ call: Call<ListOptions>, _ context: AppContext) throws -> Int32 {
         let store = try context.store()
         let (tree, hosts) = try store.read { store in (GroupTree(try store.groups()), try store.hosts()) }
         var direct: [UUID?: Int] = [:]
         for host in hosts { direct[host.groupID.flatMap { tree.groups[$0] != nil ? $0 : nil }, default: 0] += 1 }
         func total(_ id: UUID) -> Int { tree.subtree(of: id).reduce(0) { $0 + (direct[$1] ?? 0) } }
         let flat = tree.flattened()
-        if call.flag("json") {
+        if call[\.json] {
             struct GroupView: Encodable {
                 var id: String; var name: String; var path: String; var parentID: String?; var hosts: Int;
                 var hostsInTree: Int; var pq: String
@@ -73,7 +78,7 @@ enum GroupCommands {
             context.print(try JSONOutput.encode(views))
             return 0
         }
-        if call.flag("names") {
+        if call[\.names] {
             context.output(flat.map { Display.safe(tree.path(of: $0.group.id)) + "\n" }.joined())
             return 0
         }
@@ -108,21 +113,19 @@ enum GroupCommands {
         return 0
     }
 
-    static func edit(_ call: Invocation, _ context: AppContext) throws -> Int32 {
-        let pqValue = call.value("pq")
-        let recordValue = call.value("record")
-        guard pqValue != nil || recordValue != nil else {
+    static func edit(_ call: Call<EditOptions>, _ context: AppContext) throws -> Int32 {
+        let pq = call[\.pq]
+        let record = call[\.record]?.setting, recordGiven = call[\.record] != nil
+        guard pq != nil || recordGiven else {
             throw ShelfError(
                 .usage, "group edit: nothing to change",
                 hint: "sshelf group edit \(ShellWord.quote(call.arguments[0])) --pq require (or --record on)")
         }
-        let pq = try pqValue.map(Resolve.postQuantum)
-        let record = try recordValue.map(RecordSetting.parse)
         let (path, hosts) = try context.store().write { store in
             let tree = GroupTree(try store.groups())
             let group = try Resolve.group(call.arguments[0], tree: tree)
             if let pq { try GroupOperations.setPostQuantum(pq, of: group.id, in: store) }
-            if let record { try GroupOperations.setRecording(record, of: group.id, in: store) }
+            if recordGiven { try GroupOperations.setRecording(record, of: group.id, in: store) }
             let subtree = tree.subtree(of: group.id)
             return (
                 tree.path(of: group.id), try store.hosts().filter { $0.groupID.map(subtree.contains) == true }.count
@@ -136,16 +139,16 @@ enum GroupCommands {
                             + "exchange)"
                         : ""))
         }
-        if let record {
+        if recordGiven {
             context.print("group \(Display.safe(path)): record \(record?.rawValue ?? "as its parent")")
         }
         return 0
     }
 
-    static func remove(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    static func remove(_ call: Call<RemoveOptions>, _ context: AppContext) throws -> Int32 {
         let deleted = try context.store().write { store in
             let group = try Resolve.group(call.arguments[0], tree: GroupTree(try store.groups()))
-            return try GroupOperations.delete(group.id, recursive: call.flag("recursive"), in: store)
+            return try GroupOperations.delete(group.id, recursive: call[\.recursive], in: store)
         }
         context.print(deleted?.summary ?? "the group is already gone")
         return 0

@@ -10,36 +10,85 @@ import ShelfSystem
 import ShelfUI
 
 enum HostCommands {
-    static let hostOptions: [OptionSpec] = [
-        .value("host", "HOSTNAME", short: "H", "address to connect to: DNS name, IPv4 or IPv6"),
-        .value("user", "USER", short: "u", "login user (default: ssh's default)"),
-        .value("port", "PORT", short: "p", "port, 1-65535 (default 22)"),
-        .value(
-            "group", "PATH", short: "g", completion: .group,
-            "group path such as prod/eu; created if missing ('' or / for none)"),
-        .value("tag", "TAG", short: "t", repeatable: true, "add a tag (repeatable)"),
-        .value(
-            "alias", "NAME", repeatable: true,
-            "another name the host answers to, like a second name on its Host line (repeatable)"),
-        .value(
-            "auth", "METHOD", completion: .words(AuthMethod.knownCases.map(\.rawValue)),
-            "auto, publickey, password, keyboardInteractive or agent"),
-        .value("identity", "NAME", completion: .identity, "identity (key) to log in with ('' for none)"),
-        .value("jump", "HOST[,HOST...]", completion: .host, "jump through these hosts, outermost first ('' for none)"),
-        .value("notes", "TEXT", "free-form notes"),
-        .value(
-            "pq", "require|off", completion: .words(PostQuantumSetting.knownCases.map(\.rawValue)),
-            "require: every session through OpenSSH with post-quantum key exchange only (default off)"),
-        .value(
-            "record", "off|on|ask|group", completion: .words(RecordSetting.words),
-            "record its interactive sessions, encrypted (see 'sshelf sessions'); group: as its group says"),
-        .value(
-            "option", "'KEY VALUE'", repeatable: true,
-            "keep an ssh_config option, e.g. 'ServerAliveInterval 30' (replaces that keyword's lines; repeatable)"),
-    ]
+    /// The host's fields, as `add` and `edit` take them.
+    struct HostFieldOptions: CommandOptions {
+        let host = Option(
+            "host", short: "H", .text("HOSTNAME"), "address to connect to: DNS name, IPv4 or IPv6")
+        let user = Option("user", short: "u", .text("USER"), "login user (default: ssh's default)")
+        let port = Option("port", short: "p", .port, "port, 1-65535 (default 22)")
+        let group = Option(
+            "group", short: "g", .text("PATH", completion: .group),
+            "group path such as prod/eu; created if missing ('' or / for none)")
+        let tag = Repeated("tag", short: "t", .text("TAG"), "add a tag (repeatable)")
+        let alias = Repeated(
+            "alias", .text("NAME"),
+            "another name the host answers to, like a second name on its Host line (repeatable)")
+        let auth = Option("auth", .authMethod, "auto, publickey, password, keyboardInteractive or agent")
+        let identity = Option(
+            "identity", .text("NAME", completion: .identity), "identity (key) to log in with ('' for none)")
+        let jump = Option(
+            "jump", .text("HOST[,HOST...]", completion: .host),
+            "jump through these hosts, outermost first ('' for none)")
+        let notes = Option("notes", .text("TEXT"), "free-form notes")
+        let pq = Option(
+            "pq", .postQuantum,
+            "require: every session through OpenSSH with post-quantum key exchange only (default off)")
+        let record = Option(
+            "record", .recordSetting, placeholder: "off|on|ask|group",
+            "record its interactive sessions, encrypted (see 'sshelf sessions'); group: as its group says")
+        let option = Repeated(
+            "option", .text("'KEY VALUE'"),
+            "keep an ssh_config option, e.g. 'ServerAliveInterval 30' (replaces that keyword's lines; repeatable)")
+    }
 
-    static let allowDuplicate = OptionSpec.flag(
+    /// What `add` and `edit` both take.
+    protocol HostChange: CommandOptions {
+        var fields: HostFieldOptions { get }
+        var allowDuplicate: Flag { get }
+    }
+
+    static let allowDuplicate = Flag(
         "allow-duplicate", "allow a name another host already has (the two are then named as NAME@ID)")
+
+    struct ListOptions: CommandOptions {
+        let group = Option(
+            "group", short: "g", .text("PATH", completion: .group), "only hosts in this group and its subgroups")
+        let json = Flag("json", "print JSON (an array of host records) for scripts")
+        let names = Flag(
+            "names",
+            "print only the names, one per line, as commands take them (NAME@ID where several hosts share a name)")
+        let reachable = Flag(
+            "reachable", "add whether each host answers a TCP connect, and how fast (a jump chain: its first hop)")
+        let timeout = Option(
+            "timeout", .seconds(atMost: ReachableListing.longestTimeout),
+            "with --reachable: connect timeout per host and address (default \(Int(Reachability.timeoutSeconds)))")
+    }
+
+    struct ShowOptions: CommandOptions { let json = Flag("json", "print JSON for scripts") }
+
+    struct AddOptions: HostChange {
+        let fields = HostFieldOptions()
+        let allowDuplicate = HostCommands.allowDuplicate
+    }
+
+    struct EditOptions: HostChange {
+        let fields = HostFieldOptions()
+        let rename = Option("rename", .text("NEWNAME"), "give the host a new name")
+        let untag = Repeated("untag", .text("TAG"), "remove a tag (repeatable)")
+        let removeAlias = Repeated("remove-alias", .text("NAME"), "remove an alias (repeatable)")
+        let removeOption = Repeated(
+            "remove-option", .text("KEY"), "remove every line of this ssh_config option (repeatable)")
+        let allowDuplicate = HostCommands.allowDuplicate
+    }
+
+    struct RemoveOptions: CommandOptions {
+        let force = Flag("force", short: "f", "remove hosts even when other hosts jump through them")
+    }
+
+    struct MoveOptions: CommandOptions {
+        let group = Option(
+            "group", short: "g", .text("PATH", completion: .group), "destination group ('' or / for the top level)")
+    }
 
     static let commands: [CommandSpec] = [
         CommandSpec(
@@ -59,21 +108,7 @@ enum HostCommands {
                 depend on the answers.
                 """,
             arguments: [ArgumentSpec(name: "FILTER", help: "words to search for", optional: true, variadic: true)],
-            options: [
-                .value("group", "PATH", short: "g", completion: .group, "only hosts in this group and its subgroups"),
-                .flag("json", "print JSON (an array of host records) for scripts"),
-                .flag(
-                    "names",
-                    "print only the names, one per line, as commands take them (NAME@ID where "
-                        + "several hosts share a name)"),
-                .flag(
-                    "reachable",
-                    "add whether each host answers a TCP connect, and how fast (a jump chain: its first hop)"),
-                .value(
-                    "timeout", "SECONDS",
-                    "with --reachable: connect timeout per host and address (default "
-                        + "\(Int(Reachability.timeoutSeconds)))"),
-            ],
+            options: ListOptions.self,
             examples: [
                 "sshelf list", "sshelf list prod db", "sshelf list :2222", "sshelf list --group prod/eu --json",
                 "sshelf list --reachable prod",
@@ -86,7 +121,7 @@ enum HostCommands {
                     name: "NAME", help: "host name (NAME@ID when several hosts share it, or an id prefix)",
                     completion: .host)
             ],
-            options: [.flag("json", "print JSON for scripts")], run: show),
+            options: ShowOptions.self, run: show),
         CommandSpec(
             path: ["add"], summary: "add a host",
             details:
@@ -100,7 +135,7 @@ enum HostCommands {
                     name: "DESTINATION", help: "[USER@]HOST[:PORT] or ssh://[USER@]HOST[:PORT], instead of --host",
                     optional: true),
             ],
-            options: hostOptions + [allowDuplicate],
+            options: AddOptions.self,
             examples: [
                 "sshelf add prod-db deploy@db1.example.com:2222 --group prod/eu --tag db",
                 "sshelf add prod-db --host db1.example.com --user deploy --group prod/eu --tag db",
@@ -116,15 +151,7 @@ enum HostCommands {
             arguments: [
                 ArgumentSpec(name: "TARGETS", help: "hosts, @group or tag:NAME", variadic: true, completion: .host)
             ],
-            options: hostOptions + [
-                .value("rename", "NEWNAME", "give the host a new name"),
-                .value("untag", "TAG", repeatable: true, "remove a tag (repeatable)"),
-                .value("remove-alias", "NAME", repeatable: true, "remove an alias (repeatable)"),
-                .value(
-                    "remove-option", "KEY", repeatable: true, "remove every line of this ssh_config option (repeatable)"
-                ),
-                allowDuplicate,
-            ],
+            options: EditOptions.self,
             examples: [
                 "sshelf edit prod-db --port 2222 --tag critical", "sshelf edit web1 --alias web1.prod",
                 "sshelf edit prod-db --option 'ServerAliveInterval 15' --remove-option ForwardAgent",
@@ -139,7 +166,7 @@ enum HostCommands {
             arguments: [
                 ArgumentSpec(name: "TARGETS", help: "hosts, @group or tag:NAME", variadic: true, completion: .host)
             ],
-            options: [.flag("force", short: "f", "remove hosts even when other hosts jump through them")],
+            options: RemoveOptions.self,
             run: remove),
         CommandSpec(
             path: ["mv"], summary: "move hosts to another group",
@@ -148,27 +175,25 @@ enum HostCommands {
             arguments: [
                 ArgumentSpec(name: "TARGETS", help: "hosts, @group or tag:NAME", variadic: true, completion: .host)
             ],
-            options: [
-                .value("group", "PATH", short: "g", completion: .group, "destination group ('' or / for the top level)")
-            ],
+            options: MoveOptions.self,
             run: move),
     ]
 
     // MARK: list / show
 
-    static func list(_ call: Invocation, _ context: AppContext) throws -> Int32 {
-        let reachable = call.flag("reachable")
-        if call.value("timeout") != nil, !reachable {
+    static func list(_ call: Call<ListOptions>, _ context: AppContext) throws -> Int32 {
+        let reachable = call[\.reachable]
+        if call[\.timeout] != nil, !reachable {
             throw ShelfError(.usage, "--timeout needs --reachable", hint: "sshelf list --reachable --timeout SECONDS")
         }
-        let timeout = try ReachableListing.timeout(call.value("timeout"))
-        if reachable, call.flag("names") {
+        let timeout = call[\.timeout] ?? Reachability.timeoutSeconds
+        if reachable, call[\.names] {
             throw ShelfError(
                 .usage, "--reachable cannot be used with --names", hint: "use --reachable alone or with --json")
         }
         // @group and tag:NAME pick hosts as `run` targets do; the other words are the search.
         // (TargetWord, the one reading of targets: `@cafe` is the group cafe, whatever it looks like.)
-        var groupPaths = call.value("group").map { [$0] } ?? []
+        var groupPaths = call[\.group].map { [$0] } ?? []
         var tags: [String] = []
         var words: [String] = []
         for word in call.arguments {
@@ -181,11 +206,11 @@ enum HostCommands {
         let listing = try HostListing.find(
             HostListing.filter(words), groupPaths: groupPaths, tags: tags, store: try context.store())
         let probed = reachable ? ReachableListing.probe(listing, timeout: timeout) : nil
-        if call.flag("json") {
+        if call[\.json] {
             context.print(try HostListing.json(listing, reachable: probed))
             return 0
         }
-        if call.flag("names") {
+        if call[\.names] {
             // Shared names count over every host, not only the ones listed: NAME alone must find exactly one.
             let table = listing.table
             var sharing: [String: Int] = [:]
@@ -200,7 +225,7 @@ enum HostCommands {
         }
         if listing.rows.isEmpty {
             context.errorOutput(
-                call.arguments.isEmpty && call.value("group") == nil
+                call.arguments.isEmpty && call[\.group] == nil
                     ? "no hosts yet; add one with 'sshelf add NAME [USER@]HOST' or 'sshelf import ssh-config'\n"
                     : "no host matches\n")
             return 0
@@ -209,7 +234,7 @@ enum HostCommands {
         return 0
     }
 
-    static func show(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    static func show(_ call: Call<ShowOptions>, _ context: AppContext) throws -> Int32 {
         let store = try context.store()
         return try store.read { store in
             let host = try Resolve.host(call.arguments[0], in: store)
@@ -219,7 +244,7 @@ enum HostCommands {
             let jumps = try host.jumpHostIDs.map { id in
                 try store.host(id: id)?.name ?? "(missing \(Display.shortID(id)))"
             }
-            if call.flag("json") {
+            if call[\.json] {
                 var view = HostJSON(host: host, groupPath: tree.path(of: host.groupID))
                 view.forwards = rules
                 view.identityName = identity?.name
@@ -315,12 +340,13 @@ enum HostCommands {
 
     // MARK: add / edit
 
-    static func add(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    static func add(_ call: Call<AddOptions>, _ context: AppContext) throws -> Int32 {
         let destination = try call.arguments.count > 1 ? DestinationWord.parse(call.arguments[1]) : nil
         if let destination {
             let twice = [
-                ("host", true), ("user", destination.user != nil), ("port", destination.port != nil),
-            ].filter { $0.1 && call.value($0.0) != nil }.map { "--" + $0.0 }
+                ("host", call[\.fields.host] != nil), ("user", destination.user != nil && call[\.fields.user] != nil),
+                ("port", destination.port != nil && call[\.fields.port] != nil),
+            ].filter { $0.1 }.map { "--" + $0.0 }
             if !twice.isEmpty {
                 throw ShelfError(
                     .usage,
@@ -328,7 +354,7 @@ enum HostCommands {
                         + "'\(Display.safe(call.arguments[1]))' says",
                     hint: "give the address once: as DESTINATION, or with --host, --user and --port")
             }
-        } else if call.value("host") == nil {
+        } else if call[\.fields.host] == nil {
             throw ShelfError(
                 .usage, "add: give the address (DESTINATION, or --host)",
                 hint: "sshelf add NAME [USER@]HOST[:PORT], or sshelf add NAME --host HOST")
@@ -343,19 +369,25 @@ enum HostCommands {
             try checkedOptions(call)
             try apply(call, to: &host, store: store)
             return try HostOperations.save(
-                host, groupPath: call.value("group"), allowDuplicateName: call.flag("allow-duplicate"), in: store)
+                host, groupPath: call[\.fields.group], allowDuplicateName: call[\.allowDuplicate], in: store)
         }
         context.print("added \(Display.safe(saved.host.name)) (\(Display.safe(saved.host.destination)))")
         return 0
     }
 
-    /// Options of `edit` that name or address one host: refused when the targets are several hosts.
-    static let oneHostOptions = ["rename", "host", "alias", "remove-alias"]
+    /// Options of `edit` that name or address one host, given: refused when the targets are several hosts.
+    static func oneHostOptions(_ call: Call<EditOptions>) -> [String] {
+        [
+            (call.spec(\.rename), call[\.rename] != nil), (call.spec(\.fields.host), call[\.fields.host] != nil),
+            (call.spec(\.fields.alias), !call[\.fields.alias].isEmpty),
+            (call.spec(\.removeAlias), !call[\.removeAlias].isEmpty),
+        ].filter(\.1).map(\.0.name)
+    }
 
-    static func edit(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    static func edit(_ call: Call<EditOptions>, _ context: AppContext) throws -> Int32 {
         let saved = try context.store().write { store in
             let hosts = try FleetTargets.hosts(FleetTargets.resolve(call.arguments, searches: false, in: store))
-            if hosts.count > 1, let option = oneHostOptions.first(where: { !call.all($0).isEmpty }) {
+            if hosts.count > 1, let option = oneHostOptions(call).first {
                 throw ShelfError(
                     .usage,
                     "edit: --\(option) is for one host, and \(call.arguments.map(Display.safe).joined(separator: " ")) "
@@ -372,20 +404,22 @@ enum HostCommands {
     }
 
     /// The typed --option lines, checked (by sshelf's rules and the installed ssh) once for every host they go to.
-    static func checkedOptions(_ call: Invocation) throws { try OptionInput.check(call.all("option")) }
+    static func checkedOptions(_ call: Call<some HostChange>) throws { try OptionInput.check(call[\.fields.option]) }
 
     /// One host of `edit`'s targets, changed by the options given and saved.
-    static func edit(_ found: ShelfCore.Host, _ call: Invocation, in store: Store) throws -> HostOperations.Saved {
+    static func edit(_ found: ShelfCore.Host, _ call: Call<EditOptions>, in store: Store) throws
+        -> HostOperations.Saved
+    {
         var host = found
-        if let name = call.value("rename") {
+        if let name = call[\.rename] {
             // Renaming to one of its own aliases makes that alias the name.
             host.aliases.removeAll { $0.caseInsensitiveASCIIEquals(name) }
             host.name = name
         }
-        try apply(call, to: &host, store: store)
-        let untag = Set(call.all("untag"))
+        try apply(call, to: &host, removingOptions: call[\.removeOption], store: store)
+        let untag = Set(call[\.untag])
         host.tags.removeAll { untag.contains($0) }
-        for alias in call.all("remove-alias") {
+        for alias in call[\.removeAlias] {
             guard host.aliases.contains(where: { $0.caseInsensitiveASCIIEquals(alias) }) else {
                 throw ShelfError(
                     .invalid, "'\(Display.safe(host.name))' has no alias '\(Display.safe(alias))'",
@@ -396,7 +430,7 @@ enum HostCommands {
             host.aliases.removeAll { $0.caseInsensitiveASCIIEquals(alias) }
         }
         return try HostOperations.save(
-            host, groupPath: call.value("group"), allowDuplicateName: call.flag("allow-duplicate"), in: store)
+            host, groupPath: call[\.fields.group], allowDuplicateName: call[\.allowDuplicate], in: store)
     }
 
     /// The host's kept lines (its own and its matching defaults') the installed ssh refuses, with its words: one
@@ -413,8 +447,11 @@ enum HostCommands {
 
     /// Applies the shared host options (all but --group, which the save applies); only options that were given
     /// change anything.
-    static func apply(_ call: Invocation, to host: inout ShelfCore.Host, store: Store) throws {
-        if let hostname = call.value("host") {
+    static func apply(
+        _ call: Call<some HostChange>, to host: inout ShelfCore.Host, removingOptions removed: [String] = [],
+        store: Store
+    ) throws {
+        if let hostname = call[\.fields.host] {
             if let misplaced = Validation.misplacedInHostname(hostname) {
                 throw ShelfError(
                     .invalid, "--host '\(Display.safe(hostname))' holds \(misplaced)",
@@ -425,23 +462,23 @@ enum HostCommands {
             }
             host.hostname = hostname
         }
-        if let user = call.value("user") { host.user = user }
-        if let port = call.value("port") { host.port = try Resolve.port(port, option: "port") }
-        for tag in call.all("tag") where !host.tags.contains(tag) { host.tags.append(tag) }
-        for alias in call.all("alias") where !host.answers(to: alias) { host.aliases.append(alias) }
-        if let auth = call.value("auth") { host.authMethod = try Resolve.authMethod(auth) }
-        if let name = call.value("identity") {
+        if let user = call[\.fields.user] { host.user = user }
+        if let port = call[\.fields.port] { host.port = port }
+        for tag in call[\.fields.tag] where !host.tags.contains(tag) { host.tags.append(tag) }
+        for alias in call[\.fields.alias] where !host.answers(to: alias) { host.aliases.append(alias) }
+        if let auth = call[\.fields.auth] { host.authMethod = auth }
+        if let name = call[\.fields.identity] {
             host.identityID = name.isEmpty ? nil : try Resolve.identity(name, in: store).id
         }
-        if let jump = call.value("jump") {
+        if let jump = call[\.fields.jump] {
             let names = jump.split(separator: ",").map { $0.trimmingSpaces() }.filter { !$0.isEmpty }
             host.jumpHostIDs = try names.map { try Resolve.host($0, in: store).id }
             host.unresolvedJump = ""
         }
-        if let notes = call.value("notes") { host.notes = notes }
-        if let pq = call.value("pq") { host.pq = try Resolve.postQuantum(pq) }
-        if let record = call.value("record") { host.record = try RecordSetting.parse(record) }
-        let options = call.all("option"), removed = call.all("remove-option")
+        if let notes = call[\.fields.notes] { host.notes = notes }
+        if let pq = call[\.fields.pq] { host.pq = pq }
+        if let record = call[\.fields.record] { host.record = record.setting }
+        let options = call[\.fields.option]
         if !options.isEmpty || !removed.isEmpty {
             // The typed lines were shown to ssh once, before the first host (`checkedOptions`).
             host.options = try OptionInput.edited(
@@ -451,18 +488,18 @@ enum HostCommands {
 
     // MARK: rm / mv
 
-    static func remove(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    static func remove(_ call: Call<RemoveOptions>, _ context: AppContext) throws -> Int32 {
         let deleted = try context.store().write { store in
             let ids = try FleetTargets.hosts(FleetTargets.resolve(call.arguments, searches: false, in: store))
                 .map(\.id)
-            return try HostOperations.delete(ids, refuseIfJumpedThrough: !call.flag("force"), in: store)
+            return try HostOperations.delete(ids, refuseIfJumpedThrough: !call[\.force], in: store)
         }
         context.print(deleted.map(\.summary).joined(separator: "\n"))
         return 0
     }
 
-    static func move(_ call: Invocation, _ context: AppContext) throws -> Int32 {
-        guard let path = call.value("group") else {
+    static func move(_ call: Call<MoveOptions>, _ context: AppContext) throws -> Int32 {
+        guard let path = call[\.group] else {
             throw ShelfError(.usage, "mv: --group is required", hint: ArgumentParser.usageHint(call.command))
         }
         let (saved, shownPath) = try context.store().write { store in

@@ -13,21 +13,46 @@ import Glibc
 
 enum IdentityCommands {
     /// The sshelf agent's per-identity options, shared by import, keygen and edit.
-    static let agentOptions: [OptionSpec] = [
-        .flag("confirm", "the sshelf agent asks before every signature with this key"),
-        .value(
-            "lifetime", "SECONDS",
-            "the sshelf agent serves the key this long after it starts serving it (0: "
-                + "no limit)"),
-    ]
+    struct AgentOptions: CommandOptions {
+        let confirm = Flag("confirm", "the sshelf agent asks before every signature with this key")
+        let lifetime = Option(
+            "lifetime", .seconds(0...Validation.maximumAgentLifetime),
+            "the sshelf agent serves the key this long after it starts serving it (0: no limit)")
+    }
+
+    struct ListOptions: CommandOptions {
+        let json = Flag("json", "print JSON for scripts")
+        let names = Flag("names", "print only the identity names, one per line")
+    }
+
+    struct ImportOptions: CommandOptions {
+        let removeFile = Flag("remove-file", "delete the key file once it is in the vault")
+        let keyPassphraseFD = Option(
+            "key-passphrase-fd", .descriptor, "read the key's own passphrase from descriptor N")
+        let passphraseFD = VaultCommands.passphraseFD
+        let agent = AgentOptions()
+    }
+
+    struct EditOptions: CommandOptions {
+        let agent = AgentOptions()
+        let noConfirm = Flag("no-confirm", "stop asking before each signature")
+        let only = Repeated(
+            "only", .text("HOST|@GROUP"),
+            "the agent uses the key only for this host (or group); repeatable, adds to the list")
+        let onlyClear = Flag("only-clear", "remove every --only binding (given with --only: replace them)")
+        let rename = Option("rename", .text("NEWNAME"), "give the identity a new name")
+    }
+
+    struct KeygenOptions: CommandOptions {
+        let comment = Option("comment", .text("TEXT"), "comment on the public key (default: NAME)")
+        let passphraseFD = VaultCommands.passphraseFD
+        let agent = AgentOptions()
+    }
 
     static let commands: [CommandSpec] = [
         CommandSpec(
             path: ["identity", "list"], summary: "list identities (keys) and the hosts using them",
-            options: [
-                .flag("json", "print JSON for scripts"),
-                .flag("names", "print only the identity names, one per line"),
-            ], run: list),
+            options: ListOptions.self, run: list),
         CommandSpec(
             path: ["identity", "show"], summary: "print an identity's public key line (for authorized_keys)",
             details: "The line is `type base64 comment`, as ssh-keygen writes it to a .pub file.",
@@ -45,11 +70,7 @@ enum IdentityCommands {
                 ArgumentSpec(name: "NAME", help: "identity name"),
                 ArgumentSpec(name: "PATH", help: "private key file", completion: .file),
             ],
-            options: [
-                .flag("remove-file", "delete the key file once it is in the vault"),
-                .value("key-passphrase-fd", "N", "read the key's own passphrase from descriptor N"),
-                VaultCommands.passphraseFD,
-            ] + agentOptions,
+            options: ImportOptions.self,
             examples: ["sshelf identity import work ~/.ssh/id_ed25519"], run: importKey),
         CommandSpec(
             path: ["identity", "edit"], summary: "rename an identity or change the agent's options for it",
@@ -58,14 +79,7 @@ enum IdentityCommands {
                 + "the host's user), checked against the host key sshelf pinned for it, through every hop of a "
                 + "forwarded agent; ssh is offered the key only there. See docs/SSH.md (host-bound keys).",
             arguments: [ArgumentSpec(name: "NAME", help: "identity name (or id prefix)", completion: .identity)],
-            options: agentOptions + [
-                .flag("no-confirm", "stop asking before each signature"),
-                .value(
-                    "only", "HOST|@GROUP", repeatable: true,
-                    "the agent uses the key only for this host (or group); repeatable, adds to the list"),
-                .flag("only-clear", "remove every --only binding (given with --only: replace them)"),
-                .value("rename", "NEWNAME", "give the identity a new name"),
-            ],
+            options: EditOptions.self,
             examples: [
                 "sshelf identity edit work --confirm --lifetime 3600",
                 "sshelf identity edit deploy --only web1 --only @prod",
@@ -81,21 +95,18 @@ enum IdentityCommands {
             path: ["keygen"], summary: "create an ed25519 identity; the private key stays in the vault",
             details: "Prints the public key line for authorized_keys.",
             arguments: [ArgumentSpec(name: "NAME", help: "identity name")],
-            options: [
-                .value("comment", "TEXT", "comment on the public key (default: NAME)"), VaultCommands.passphraseFD,
-            ]
-                + agentOptions,
+            options: KeygenOptions.self,
             run: keygen),
     ]
 
-    static func list(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    static func list(_ call: Call<ListOptions>, _ context: AppContext) throws -> Int32 {
         let store = try context.store()
         let (identities, hosts) = try store.read { store in (try store.identities(), try store.hosts()) }
-        if call.flag("json") {
+        if call[\.json] {
             context.print(try JSONOutput.encode(identities))
             return 0
         }
-        if call.flag("names") {
+        if call[\.names] {
             context.output(identities.map { Display.safe($0.name) + "\n" }.joined())
             return 0
         }
@@ -117,16 +128,16 @@ enum IdentityCommands {
         return 0
     }
 
-    static func importKey(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    static func importKey(_ call: Call<ImportOptions>, _ context: AppContext) throws -> Int32 {
         let (name, path) = (call.arguments[0], call.arguments[1])
-        let vaultInput = try SecretInput(call, option: "passphrase-fd")
-        let keyInput = try SecretInput(call, option: "key-passphrase-fd")
+        let vaultInput = SecretInput(call, \.passphraseFD)
+        let keyInput = SecretInput(call, \.keyPassphraseFD)
         let imported = try IdentityOperations.importKey(
             named: name, from: path, workspace: context.workspace, store: try context.store(),
             vaultPassphrase: { try vaultInput.read(prompt: "Vault passphrase: ") },
             keyPassphrase: { try keyInput.read(prompt: "Passphrase of \(Display.safe(path)): ") },
-            adjust: try AgentOptionChange(call).apply)
-        if call.flag("remove-file") && unlink(path) != 0 {
+            adjust: AgentOptionChange(confirm: call[\.agent.confirm], lifetime: call[\.agent.lifetime]).apply)
+        if call[\.removeFile] && unlink(path) != 0 {
             context.warn(
                 "the key is in the vault, but \(Display.safe(path)) could not be removed: "
                     + "\(String(cString: strerror(errno)))")
@@ -156,12 +167,12 @@ enum IdentityCommands {
         return 0
     }
 
-    static func keygen(_ call: Invocation, _ context: AppContext) throws -> Int32 {
-        let vaultInput = try SecretInput(call, option: "passphrase-fd")
+    static func keygen(_ call: Call<KeygenOptions>, _ context: AppContext) throws -> Int32 {
+        let vaultInput = SecretInput(call, \.passphraseFD)
         let (_, publicKey) = try IdentityOperations.generate(
-            named: call.arguments[0], comment: call.value("comment"), workspace: context.workspace,
+            named: call.arguments[0], comment: call[\.comment], workspace: context.workspace,
             store: try context.store(), vaultPassphrase: { try vaultInput.read(prompt: "Vault passphrase: ") },
-            adjust: try AgentOptionChange(call).apply)
+            adjust: AgentOptionChange(confirm: call[\.agent.confirm], lifetime: call[\.agent.lifetime]).apply)
         context.print(publicKey)
         return 0
     }
@@ -177,23 +188,24 @@ enum IdentityCommands {
         return 0
     }
 
-    static func edit(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    static func edit(_ call: Call<EditOptions>, _ context: AppContext) throws -> Int32 {
         let store = try context.store()
-        let change = try AgentOptionChange(call)
-        let newName = call.value("rename")
+        let change = try AgentOptionChange(
+            confirm: call[\.agent.confirm], noConfirm: call[\.noConfirm], lifetime: call[\.agent.lifetime])
+        let newName = call[\.rename]
         var identity = try Resolve.identity(call.arguments[0], in: store)
         if let newName, try store.identities().contains(where: { $0.name == newName && $0.id != identity.id }) {
             throw ShelfError(.usage, "an identity named '\(Display.safe(newName))' exists already")
         }
-        let only = try call.values["only", default: []].map { try destination($0, in: store) }
+        let only = try call[\.only].map { try destination($0, in: store) }
         change.apply(&identity)
         if let newName { identity.name = newName }
-        if call.flag("only-clear") { identity.onlyTo = [] }
+        if call[\.onlyClear] { identity.onlyTo = [] }
         for destination in only where !identity.onlyTo.contains(destination) { identity.onlyTo.append(destination) }
         identity.updatedAt = Date()
         try IdentityOperations.save(identity, in: store)
         var said = "saved identity '\(Display.safe(identity.name))': " + change.describe(identity)
-        if !identity.onlyTo.isEmpty || call.flag("only-clear") {
+        if !identity.onlyTo.isEmpty || call[\.onlyClear] {
             said += "; " + (try onlySummary(identity, in: store).map { "only for \($0)" } ?? "usable for every host")
         }
         context.print(said)
@@ -244,20 +256,16 @@ struct AgentOptionChange {
     var confirm: Bool?
     var lifetime: Int?
 
-    init(_ call: Invocation) throws {
-        if call.flag("confirm") && call.flag("no-confirm") {
-            throw ShelfError(.usage, "--confirm and --no-confirm contradict each other")
-        }
-        confirm = call.flag("confirm") ? true : call.flag("no-confirm") ? false : nil
-        if let text = call.value("lifetime") {
-            guard let seconds = Int(text), (0...Validation.maximumAgentLifetime).contains(seconds) else {
-                throw ShelfError(
-                    .usage,
-                    "--lifetime: '\(Display.safe(text))' is not a number of seconds "
-                        + "(0-\(Validation.maximumAgentLifetime))")
-            }
-            lifetime = seconds
-        }
+    /// `lifetime` is parsed already (`--lifetime`: 0 to `Validation.maximumAgentLifetime` seconds).
+    init(confirm: Bool, lifetime: Int?) {
+        self.confirm = confirm ? true : nil
+        self.lifetime = lifetime
+    }
+
+    init(confirm: Bool, noConfirm: Bool, lifetime: Int?) throws {
+        if confirm && noConfirm { throw ShelfError(.usage, "--confirm and --no-confirm contradict each other") }
+        self.confirm = confirm ? true : noConfirm ? false : nil
+        self.lifetime = lifetime
     }
 
     func apply(_ identity: inout Identity) {

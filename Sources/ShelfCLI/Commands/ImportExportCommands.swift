@@ -25,38 +25,42 @@ enum ImportExportCommands {
                 are written in one transaction: no other sshelf ever sees half an import.
                 """,
             arguments: [ArgumentSpec(name: "PATH", help: "config file to read", optional: true, completion: .file)],
-            options: [
-                .value("group", "PATH", short: "g", completion: .group, "put newly added hosts in this group"),
-                .flag(
-                    "group-by-file",
-                    "put newly added hosts of each Included file in a group named after it (config.d/work.conf: work; "
-                        + "inside --group when given)"),
-                .flag("dry-run", short: "n", "show what would change without writing anything"),
-            ],
+            options: ImportOptions.self,
             run: importConfig),
         CommandSpec(
             path: ["export", "ssh-config"], summary: "print all hosts as an OpenSSH config (no secrets)",
-            options: [
-                .value(
-                    "output", "FILE", short: "o", completion: .file,
-                    "write to FILE (mode 0600) instead of standard output"),
-                .flag("force", short: "f", "replace FILE if it exists"),
-            ],
+            options: ExportOptions.self,
             examples: ["sshelf export ssh-config > ~/.ssh/sshelf.conf   # then 'Include sshelf.conf' in ~/.ssh/config"],
             run: exportConfig),
     ]
 
-    static func importConfig(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    struct ImportOptions: CommandOptions {
+        let group = Option(
+            "group", short: "g", .text("PATH", completion: .group), "put newly added hosts in this group")
+        let groupByFile = Flag(
+            "group-by-file",
+            "put newly added hosts of each Included file in a group named after it (config.d/work.conf: work; "
+                + "inside --group when given)")
+        let dryRun = Flag("dry-run", short: "n", "show what would change without writing anything")
+    }
+
+    struct ExportOptions: CommandOptions {
+        let output = Option(
+            "output", short: "o", .path("FILE"), "write to FILE (mode 0600) instead of standard output")
+        let force = Flag("force", short: "f", "replace FILE if it exists")
+    }
+
+    static func importConfig(_ call: Call<ImportOptions>, _ context: AppContext) throws -> Int32 {
         let outcome = try ConfigImport.run(
-            path: call.argument(0), groupPath: call.value("group"), groupByFile: call.flag("group-by-file"),
-            dryRun: call.flag("dry-run"), workspace: context.workspace, store: { try context.store() })
+            path: call.argument(0), groupPath: call[\.group], groupByFile: call[\.groupByFile],
+            dryRun: call[\.dryRun], workspace: context.workspace, store: { try context.store() })
         context.output(outcome.text)
         let failed = outcome.summary.failed
         Release.elsewhere(consume outcome)
         return failed ? 4 : 0
     }
 
-    static func exportConfig(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    static func exportConfig(_ call: Call<ExportOptions>, _ context: AppContext) throws -> Int32 {
         let store = try context.store()
         var input = try store.read { store in
             SSHConfigEmitter.Input(
@@ -66,12 +70,12 @@ enum ImportExportCommands {
         }
         input.postQuantumKex = SSHConfigBridge.postQuantumKex(input)
         let text = SSHConfigEmitter.emit(input, generatedBy: "sshelf \(AppVersion.version)")
-        guard let output = call.value("output") else {
+        guard let output = call[\.output] else {
             context.output(text)
             return 0
         }
         let path = SSHConfigReader.expandTilde(output, home: context.homeDirectory)
-        if FileManager.default.fileExists(atPath: path) && !call.flag("force") {
+        if FileManager.default.fileExists(atPath: path) && !call[\.force] {
             throw ShelfError(.usage, "\(path) exists", hint: "pass --force to replace it")
         }
         do { try PrivateFiles.atomicWrite(Data(text.utf8), to: path) } catch {

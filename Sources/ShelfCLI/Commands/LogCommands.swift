@@ -19,12 +19,7 @@ enum LogCommands {
                 hash-chained with a device-only key; 'sshelf log verify' checks them. The log is rotated at 1 MiB and \
                 keeps nine archived files (release.log.1 to .9): the newest ~40,000 releases, at most 10 MiB.
                 """,
-            options: [
-                .flag("json", "print JSON for scripts"),
-                .value(
-                    "since", "WHEN",
-                    "only lines since a date (2025-01-31, 2025-01-31T08:00) or a span ago (30m, 12h, 7d)"),
-            ],
+            options: ShowOptions.self,
             examples: ["sshelf log --since 1d", "sshelf log --json"],
             run: show),
         CommandSpec(
@@ -37,15 +32,21 @@ enum LogCommands {
                 cut-off end is found unless the head record was also replaced with an older copy of itself (see \
                 docs/VAULT.md).
                 """,
-            options: [VaultCommands.passphraseFD], run: verify),
+            options: VaultCommands.PassphraseOptions.self, run: verify),
     ]
 
-    static func show(_ call: Invocation, _ context: AppContext) throws -> Int32 {
-        let since = try call.value("since").map { try parseSince($0, now: Date()) }
+    struct ShowOptions: CommandOptions {
+        let json = Flag("json", "print JSON for scripts")
+        let since = Option(
+            "since", .since, "only lines since a date (2025-01-31, 2025-01-31T08:00) or a span ago (30m, 12h, 7d)")
+    }
+
+    static func show(_ call: Call<ShowOptions>, _ context: AppContext) throws -> Int32 {
+        let since = call[\.since]
         let log = ReleaseLog(locations: context.locations)
         let (entries, damaged) = try attempt { () throws(ReleaseLogError) in try log.entries() }
         let shown = entries.filter { entry in since.map { entry.time >= $0 } ?? true }
-        if call.flag("json") {
+        if call[\.json] {
             context.print(try JSONOutput.encode(shown))
         } else if entries.isEmpty && damaged == 0 {
             context.errorOutput("nothing was released yet (the log is \(log.path))\n")
@@ -64,7 +65,7 @@ enum LogCommands {
         return 0
     }
 
-    static func verify(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    static func verify(_ call: Call<VaultCommands.PassphraseOptions>, _ context: AppContext) throws -> Int32 {
         let log = ReleaseLog(locations: context.locations)
         guard Vault.exists(at: context.locations) else {
             if FileManager.default.fileExists(atPath: log.path) {
@@ -75,7 +76,7 @@ enum LogCommands {
         }
         let vault = try VaultCommands.open(context, create: false)
         if case .locked = vault.releaseLogKey(create: false) {
-            let passphrase = try SecretInput(call, option: "passphrase-fd").read(prompt: "Vault passphrase: ")
+            let passphrase = try SecretInput(call, \.passphraseFD).read(prompt: "Vault passphrase: ")
             try VaultCommands.attempt { () throws(VaultError) in try vault.unlock(passphrase: passphrase) }
         }
         var verdict = try attempt { () throws(ReleaseLogError) in try log.verify(vault: vault) }
@@ -99,15 +100,12 @@ enum LogCommands {
 
     /// A date (`2025-01-31`, `2025-01-31T08:00[:00]`, local time, or with `Z`) or a span back from now (`30m`,
     /// `12h`, `7d`, `2w`).
-    static func parseSince(_ text: String, now: Date) throws -> Date {
+    static func since(_ text: String, now: Date) -> Date? {
         let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800]
         if let unit = text.last, let seconds = units[unit], let count = Double(text.dropLast()), count >= 0 {
             return now.addingTimeInterval(-count * seconds)
         }
-        if let date = LocalTime.parse(text) { return date }
-        throw ShelfError(
-            .usage, "--since: '\(Display.safe(text))' is neither a date nor a span",
-            hint: "e.g. --since 2025-01-31, --since 2025-01-31T08:00, --since 12h, --since 7d")
+        return LocalTime.parse(text)
     }
 
     static func attempt<T>(_ body: () throws(ReleaseLogError) -> T) throws -> T {

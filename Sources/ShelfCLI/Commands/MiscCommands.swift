@@ -24,13 +24,7 @@ enum MiscCommands {
                 + "the file (the file decides for the hosts it defines). When ~/.ssh/config changed since it was last "
                 + "imported, check says so and offers the re-import; it ends with where ssh takes each host's "
                 + "settings from. Exit code 4 when anything is found.",
-            options: [
-                .flag("json", "print JSON for scripts"),
-                .flag(
-                    "fix",
-                    "first take out what an import of the ssh_config bridge brought in (its agent, pin and key "
-                        + "settings), and write the bridge anew for ~/.ssh/config as it is now"),
-            ],
+            options: CheckOptions.self,
             run: check),
         CommandSpec(
             path: ["completions"], summary: "print a shell completion script",
@@ -45,13 +39,25 @@ enum MiscCommands {
             details:
                 "With --verbose, also what the libssh2 sshelf loaded can do (it is asked at run time: Debian 12 ships "
                 + "1.10, Debian 13 1.11) and where that library is.",
-            options: [.flag("verbose", short: "v", "also list the loaded libssh2's features")], run: version),
+            options: VersionOptions.self, run: version),
     ]
 
-    static func check(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    struct CheckOptions: CommandOptions {
+        let json = Flag("json", "print JSON for scripts")
+        let fix = Flag(
+            "fix",
+            "first take out what an import of the ssh_config bridge brought in (its agent, pin and key "
+                + "settings), and write the bridge anew for ~/.ssh/config as it is now")
+    }
+
+    struct VersionOptions: CommandOptions {
+        let verbose = Flag("verbose", short: "v", "also list the loaded libssh2's features")
+    }
+
+    static func check(_ call: Call<CheckOptions>, _ context: AppContext) throws -> Int32 {
         let store = try context.store()
         let leftovers = BridgeLeftovers(locations: context.locations)
-        if call.flag("fix") {
+        if call[\.fix] {
             let fixed = try leftovers.fix(store)
             if fixed.hosts > 0 || fixed.identitiesRemoved > 0 {
                 let settings = "\(fixed.lines) bridge setting\(fixed.lines == 1 ? "" : "s")"
@@ -63,7 +69,7 @@ enum MiscCommands {
         }
         let bridge = SSHConfigBridge(workspace: context.workspace)
         // ~/.ssh/config may have changed since the bridge was last written (it is written on sshelf's changes).
-        if call.flag("fix"), bridge.exists { try bridge.write(from: store) }
+        if call[\.fix], bridge.exists { try bridge.write(from: store) }
         let hosts = try store.hosts()
         let problems =
             try store.problems()
@@ -71,7 +77,7 @@ enum MiscCommands {
             + BridgeTransparencyCheck(bridge: bridge).problems(hosts: hosts)
             + bridge.refusedOptionProblems(store)
             + UserConfigSource(bridge: bridge).problems(store: store)
-        if call.flag("json") {
+        if call[\.json] {
             struct View: Encodable { var kind: String; var recordID: String; var message: String; var fix: String? }
             context.print(
                 try JSONOutput.encode(
@@ -88,10 +94,10 @@ enum MiscCommands {
                     "\(Display.safe(problem.message))\n" + (problem.fix.map { "  fix: \(Display.safe($0))\n" } ?? "")
                 }.joined())
         }
-        if !call.flag("json"), let classical = try KeyExchangeWords.classicalLastSessions(hosts, store: store) {
+        if !call[\.json], let classical = try KeyExchangeWords.classicalLastSessions(hosts, store: store) {
             context.output(classical)
         }
-        if !call.flag("json"), let origins = UserConfigSource(bridge: bridge).origins(hosts: hosts) {
+        if !call[\.json], let origins = UserConfigSource(bridge: bridge).origins(hosts: hosts) {
             // Where ssh takes each host's settings from (docs/SSH.md, "One source of truth per host").
             var lines = "where ssh takes each host's settings from (\(origins.file) includes the ssh_config bridge):\n"
             if !origins.fromFile.isEmpty {
@@ -125,7 +131,7 @@ enum MiscCommands {
         return 0
     }
 
-    static func version(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    static func version(_ call: Call<VersionOptions>, _ context: AppContext) throws -> Int32 {
         context.print(
             """
             sshelf \(AppVersion.version)
@@ -133,7 +139,7 @@ enum MiscCommands {
             libsodium \(Sodium.version)
             \(Terminal.cursesVersion)
             """)
-        if call.flag("verbose") {
+        if call[\.verbose] {
             context.print(
                 "libssh2 \(LibSSH2.version) (\(LibSSH2.path)) features:\n"
                     + LibSSH2.features.lines.joined(separator: "\n"))

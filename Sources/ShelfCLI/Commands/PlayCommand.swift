@@ -22,24 +22,31 @@ enum PlayCommand {
             recording (sessions list shows its size).
             """,
         arguments: [SessionCommands.idArgument],
-        options: [
-            .value("speed", "X", "play X times as fast (default 1)"),
-            .value("max-wait", "SECONDS", "cut pauses longer than this (default 2; 0: keep every pause as it was)"),
-            .value("from", "SECONDS", "start this far into the recording"),
-            .value("search", "TEXT", "start at the first place TEXT was shown (n jumps to the next)"),
-            .flag("paused", "start paused (at --from or the first --search hit): space plays"),
-            .flag("hold", "at the end, keep the last screen until a key is pressed (how the TUI's R plays)"),
-        ],
+        options: Options.self,
         examples: ["sshelf play 3f2a91c0", "sshelf play 3f2a91c0 --speed 4 --search 'error'"], run: play)
 
-    static func play(_ call: Invocation, _ context: AppContext) throws -> Int32 {
-        let speed = try number(call.value("speed"), option: "speed", default: 1, positive: true)
-        let maxWait = try number(call.value("max-wait"), option: "max-wait", default: 2, positive: false)
-        let from = try number(call.value("from"), option: "from", default: 0, positive: false)
+    struct Options: CommandOptions {
+        let speed = Option(
+            "speed", .number(positive: true, placeholder: "X", examples: ["2", "0.5"]),
+            "play X times as fast (default 1)")
+        let maxWait = Option(
+            "max-wait", .number(positive: false, placeholder: "SECONDS", examples: ["1", "0"]),
+            "cut pauses longer than this (default 2; 0: keep every pause as it was)")
+        let from = Option(
+            "from", .number(positive: false, placeholder: "SECONDS", examples: ["90"]),
+            "start this far into the recording")
+        let search = Option(
+            "search", .text("TEXT"), "start at the first place TEXT was shown (n jumps to the next)")
+        let paused = Flag("paused", "start paused (at --from or the first --search hit): space plays")
+        let hold = Flag("hold", "at the end, keep the last screen until a key is pressed (how the TUI's R plays)")
+    }
+
+    static func play(_ call: Call<Options>, _ context: AppContext) throws -> Int32 {
+        let speed = call[\.speed] ?? 1, maxWait = call[\.maxWait] ?? 2, from = call[\.from] ?? 0
         let file = try RecordingCatalog.find(call.arguments[0], locations: context.locations)
         let key = try Recordings.key(vault: try SessionCommands.vault(context), for: "play")
         var hits: [Double] = []
-        if let text = call.value("search") {
+        if let text = call[\.search] {
             hits = try RecordingSearch.hits(of: text, in: file, key: key).map(\.time)
             guard !hits.isEmpty else { throw ShelfError(.notFound, "'\(Display.safe(text))' is not in this recording") }
         }
@@ -48,20 +55,11 @@ enum PlayCommand {
             search: { text in (try? RecordingSearch.hits(of: text, in: file, key: key).map(\.time)) ?? [] },
             label: Recordings.shortID(file.id), speed: speed, maxWait: maxWait, hits: hits)
         let ended = try player.run(
-            start: hits.first.map { max(0, $0 - 1) } ?? from, paused: call.flag("paused"), hold: call.flag("hold"))
+            start: hits.first.map { max(0, $0 - 1) } ?? from, paused: call[\.paused], hold: call[\.hold])
         if case .damaged(let why) = ended {
             throw ShelfError(.invalid, "the recording is damaged (\(why)): it played up to there")
         }
         return 0
-    }
-
-    static func number(_ text: String?, option: String, default value: Double, positive: Bool) throws -> Double {
-        guard let text else { return value }
-        guard let number = Double(text), number.isFinite, positive ? number > 0 : number >= 0 else {
-            throw ShelfError(
-                .invalid, "--\(option): '\(Display.safe(text))' is not a \(positive ? "positive " : "")number")
-        }
-        return number
     }
 }
 

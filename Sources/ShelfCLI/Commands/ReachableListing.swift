@@ -31,16 +31,8 @@ enum ReachableListing {
         }
     }
 
-    /// `--timeout SECONDS`: more than 0, at most 600.
-    static func timeout(_ text: String?) throws -> Double {
-        guard let text else { return Reachability.timeoutSeconds }
-        guard let value = Double(text), value > 0, value <= 600 else {
-            throw ShelfError(
-                .invalid,
-                "--timeout: '\(Display.safe(text))' is not a number of seconds (more than 0, at most 600)")
-        }
-        return value
-    }
+    /// The longest `--timeout` (seconds) `list --reachable` takes.
+    static let longestTimeout = 600.0
 
     /// Probes the listed hosts (one probe per distinct address), in the listing's order.
     static func probe(_ listing: HostListing.Listing, timeout: Double) -> [Probed] {

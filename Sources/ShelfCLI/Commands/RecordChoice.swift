@@ -9,21 +9,24 @@ import ShelfServices
 import ShelfStore
 
 enum RecordChoice {
-    static let options: [OptionSpec] = [
-        .flag("record", "record this session whatever the host's setting (see 'sshelf sessions')"),
-        .flag("no-record", "do not record this session, whatever the host's setting"),
-        .flag(
+    struct Options: CommandOptions {
+        let record = Flag("record", "record this session whatever the host's setting (see 'sshelf sessions')")
+        let noRecord = Flag("no-record", "do not record this session, whatever the host's setting")
+        let recordInput = Flag(
             "record-input",
-            "with a recording: keep typed keys too, once the server echoed them (never what is typed with echo off)"),
-    ]
+            "with a recording: keep typed keys too, once the server echoed them (never what is typed with echo off)")
+    }
 
     /// True when the session is to be recorded.
-    static func decide(_ call: Invocation, host: ShelfCore.Host, store: Store, context: AppContext) throws -> Bool {
-        if call.flag("record") && call.flag("no-record") {
+    static func decide<O>(
+        _ call: Call<O>, _ group: KeyPath<O, Options>, host: ShelfCore.Host, store: Store, context: AppContext
+    ) throws -> Bool {
+        let record = call[group.appending(path: \.record)], noRecord = call[group.appending(path: \.noRecord)]
+        if record && noRecord {
             throw ShelfError(.usage, "--record and --no-record contradict each other", hint: "leave out one of them")
         }
-        if call.flag("record") { return true }
-        if call.flag("no-record") { return false }
+        if record { return true }
+        if noRecord { return false }
         switch try SessionRecording.setting(for: host, in: store) {
         case .off: return false
         case .on: return true

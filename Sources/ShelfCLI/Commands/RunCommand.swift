@@ -39,40 +39,7 @@ enum RunCommand {
                 name: "TARGETS", help: "hosts, @group, tag:NAME or a quoted search; then -- and the command",
                 variadic: true, completion: .host)
         ],
-        options: [
-            .value(
-                "hosts-file", "FILE", "also run on the hosts named in FILE (one sshelf host name a line, # comments)"),
-            .flag(
-                "dry-run",
-                "list the hosts and each one's connect plan (hops, host keys, credential sources); connect to none"
-                    + " (the command may be left out)"),
-            .value("parallel", "N", "run on at most N hosts at once (default \(FleetRun.Settings.defaultParallel))"),
-            .value("canary", "N", "run on the first N hosts first; stop there unless all of them succeed"),
-            .value("timeout", "SECONDS", "connect timeout per host and address (default 10)"),
-            .value(
-                "command-timeout", "SECONDS",
-                "cut a command that runs longer than this (default \(Int(FleetRun.Settings.defaultCommandTimeout)))"),
-            .flag("json", "print one JSON object a line per host (name, outcome, exit status, stdout, stderr, times)"),
-            .flag(
-                "raw",
-                "print the hosts' output byte for byte even on a terminal (escape sequences included; without it a "
-                    + "terminal is shown them as ^[ and <U+009B>, and a file or pipe gets them raw)"),
-            .flag(
-                "stream",
-                "print each line as it arrives, prefixed by its host (as pssh -P); the hosts' statuses at the end"),
-            FleetCommand.loginOption,
-            .flag(
-                "tty", short: "t",
-                "give each command a terminal (PTY), as ssh -tt and pssh -x -t do, for commands that need one"),
-            .flag(
-                "sudo",
-                "run the command under sudo on a terminal: sudo's password is asked once here and typed only where"
-                    + " sudo asks for it"),
-            .value("sudo-password-fd", "N", "with --sudo: read sudo's password from descriptor N (for scripts)"),
-            .flag("yes", short: "y", "go ahead without the typed confirmation a large or protected run asks for"),
-            .flag("accept-new", "accept and pin the host key of hosts never seen before (never a changed key)"),
-            SSHCommands.passphraseOption,
-        ],
+        options: Options.self,
         examples: [
             "sshelf run @prod -- uptime", "sshelf run tag:db 'web fra' -- systemctl is-active nginx",
             "sshelf run @prod --canary 2 --yes -- sudo apt-get -y upgrade",
@@ -80,12 +47,57 @@ enum RunCommand {
         ],
         run: run)
 
-    static func run(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    struct Options: FleetOptions {
+        let hostsFile = Option(
+            "hosts-file", .text("FILE"),
+            "also run on the hosts named in FILE (one sshelf host name a line, # comments)")
+        let dryRun = Flag(
+            "dry-run",
+            "list the hosts and each one's connect plan (hops, host keys, credential sources); connect to none"
+                + " (the command may be left out)")
+        let parallel = Option(
+            "parallel", FleetCommand.parallel,
+            "run on at most N hosts at once (default \(FleetRun.Settings.defaultParallel))")
+        let canary = Option(
+            "canary", .count(0...10_000, examples: ["2"]),
+            "run on the first N hosts first; stop there unless all of them succeed")
+        let timeout = Option(
+            "timeout", .seconds(atMost: 600), "connect timeout per host and address (default 10)")
+        let commandTimeout = Option(
+            "command-timeout", .seconds(atMost: 86_400),
+            "cut a command that runs longer than this (default \(Int(FleetRun.Settings.defaultCommandTimeout)))")
+        let json = Flag(
+            "json", "print one JSON object a line per host (name, outcome, exit status, stdout, stderr, times)")
+        let raw = Flag(
+            "raw",
+            "print the hosts' output byte for byte even on a terminal (escape sequences included; without it a "
+                + "terminal is shown them as ^[ and <U+009B>, and a file or pipe gets them raw)")
+        let stream = Flag(
+            "stream",
+            "print each line as it arrives, prefixed by its host (as pssh -P); the hosts' statuses at the end")
+        let login = FleetCommand.login
+        let tty = Flag(
+            "tty", short: "t",
+            "give each command a terminal (PTY), as ssh -tt and pssh -x -t do, for commands that need one")
+        let sudo = Flag(
+            "sudo",
+            "run the command under sudo on a terminal: sudo's password is asked once here and typed only where"
+                + " sudo asks for it")
+        let sudoPasswordFD = Option(
+            "sudo-password-fd", .descriptor, "with --sudo: read sudo's password from descriptor N (for scripts)")
+        let yes = Flag(
+            "yes", short: "y", "go ahead without the typed confirmation a large or protected run asks for")
+        let acceptNew = Flag(
+            "accept-new", "accept and pin the host key of hosts never seen before (never a changed key)")
+        let passphraseFD = LoginPassphraseOption.passphraseFD
+    }
+
+    static func run(_ call: Call<Options>, _ context: AppContext) throws -> Int32 {
         let split = call.separator ?? call.arguments.count
         let targets = Array(call.arguments[..<split])
         let command = call.arguments[split...].joined(separator: " ")
         // A dry run plans the hosts; the command is optional there (checking who a target reaches comes first).
-        guard !command.isEmpty || call.flag("dry-run") else {
+        guard !command.isEmpty || call[\.dryRun] else {
             throw ShelfError(.usage, "run: missing the command", hint: "sshelf run TARGETS -- COMMAND ...")
         }
         return try run(command, on: targets, call, context)
@@ -93,15 +105,15 @@ enum RunCommand {
 
     /// `command` on `targets` with the guard rails and options of `call` (which holds run's options): `run`
     /// itself, and `snippet run` with a snippet's filled-in command.
-    static func run(_ command: String, on targets: [String], _ call: Invocation, _ context: AppContext) throws
+    static func run(_ command: String, on targets: [String], _ call: Call<Options>, _ context: AppContext) throws
         -> Int32
     {
         let store = try context.store()
         var fleet = try FleetCommand.resolve(
-            targets, hostsFile: call.value("hosts-file"), store: store, context: context)
+            targets, hostsFile: call[\.hostsFile], store: store, context: context)
         try FleetCommand.loginUser(call, &fleet)
-        let options = try SSHCommands.connectOptions(call, context)
-        if call.flag("dry-run") {
+        let options = SSHCommands.connectOptions(call, context)
+        if call[\.dryRun] {
             FleetCommand.printDryRun(fleet, options: options, context: context)
             let hosts = "\(fleet.plans.count) host\(fleet.plans.count == 1 ? "" : "s")"
             if command.isEmpty {
@@ -111,38 +123,37 @@ enum RunCommand {
             }
             return 0
         }
-        if call.flag("stream") && call.flag("json") {
+        if call[\.stream] && call[\.json] {
             throw ShelfError(
                 .usage, "run: --stream and --json do not go together",
                 hint: "--json prints each host's output whole at the end; --stream prints lines as they arrive")
         }
         try FleetCommand.confirm(fleet, call: call, context: context)
-        try CACommands.renewCertificates(&fleet.plans, by: "run", call: call, context: context, store: store)
+        try CACommands.renewCertificates(
+            &fleet.plans, by: "run", vaultInput: SecretInput(call, \.passphraseFD), context: context, store: store)
         let sudo = try RunSudo.ask(call)
-        let stream = call.flag("stream") ? RunReport.stream(raw: call.flag("raw") || isatty(1) != 1) : nil
+        let stream = call[\.stream] ? RunReport.stream(raw: call[\.raw] || isatty(1) != 1) : nil
         let settings = FleetRun.Settings(
-            parallel: try FleetCommand.count(call, "parallel", default: FleetRun.Settings.defaultParallel),
-            canary: try FleetCommand.count(call, "canary", default: 0, allowZero: true),
-            commandTimeout: try FleetCommand.seconds(
-                call, "command-timeout", default: FleetRun.Settings.defaultCommandTimeout))
+            parallel: call[\.parallel] ?? FleetRun.Settings.defaultParallel, canary: call[\.canary] ?? 0,
+            commandTimeout: call[\.commandTimeout] ?? FleetRun.Settings.defaultCommandTimeout)
         let session = try FleetSession(call: call, store: store, context: context, by: "run")
         try session.begin(fleet, what: "run", item: FleetLog.commandHash(command))
         // No live progress line between streamed lines (it would be cut into them).
         let summary = session.run(
-            fleet, settings: settings, options: options, json: call.flag("json") || stream != nil,
+            fleet, settings: settings, options: options, json: call[\.json] || stream != nil,
             job: FleetSession.job(
-                command, session: session, options: options, acceptNew: call.flag("accept-new"),
-                warm: fleet.loginUser == nil && !call.flag("tty") && sudo == nil,
-                terminal: call.flag("tty") || sudo != nil ? RunSudo.terminalType(context) : nil, sudo: sudo,
+                command, session: session, options: options, acceptNew: call[\.acceptNew],
+                warm: fleet.loginUser == nil && !call[\.tty] && sudo == nil,
+                terminal: call[\.tty] || sudo != nil ? RunSudo.terminalType(context) : nil, sudo: sudo,
                 stream: stream,
                 context: context))
         try session.finish(summary, fleet: fleet, what: "run", item: FleetLog.commandHash(command))
-        if call.flag("json") {
+        if call[\.json] {
             RunReport.printJSON(summary.results, context: context)
         } else if stream != nil {
             RunReport.printStatuses(summary, context: context)
         } else {
-            RunReport.print(summary, raw: call.flag("raw") || isatty(1) != 1, context: context)
+            RunReport.print(summary, raw: call[\.raw] || isatty(1) != 1, context: context)
         }
         return FleetReport.exitStatus(summary.results)
     }

@@ -50,8 +50,8 @@ enum FleetCommand {
     }
 
     /// `-l USER`: every host of the run logs in as USER (checked as a host's user is).
-    static func loginUser(_ call: Invocation, _ fleet: inout Fleet) throws {
-        guard let user = call.value("login") else { return }
+    static func loginUser(_ call: Call<some FleetOptions>, _ fleet: inout Fleet) throws {
+        guard let user = call[\.login] else { return }
         if let problem = Validation.userProblem(user) ?? (user.isEmpty ? "user is empty" : nil) {
             throw ShelfError(
                 .invalid, "-l: \(Display.safe(user)): \(problem)",
@@ -60,8 +60,12 @@ enum FleetCommand {
         fleet.logIn(as: user)
     }
 
-    static let loginOption = OptionSpec.value(
-        "login", "USER", short: "l", "log in to every host as USER for this run (its jump hosts keep their own user)")
+    static let login = Option(
+        "login", short: "l", .text("USER"),
+        "log in to every host as USER for this run (its jump hosts keep their own user)")
+
+    /// `--parallel N`: how many hosts at once, 1 to 10000.
+    static let parallel = ValueKind<Int>.count(1...10_000, examples: ["8"])
 
     /// What a run would do per host: its connect plan as a run follows it (nothing asked: the steps that would ask
     /// say what happens instead), or its warm session when one runs.
@@ -85,8 +89,8 @@ enum FleetCommand {
     }
 
     /// A large or protected run goes ahead only when the user types the number of hosts (or gave --yes).
-    static func confirm(_ fleet: Fleet, call: Invocation, context: AppContext) throws {
-        guard let reason = FleetGuard.reason(fleet.hosts), !call.flag("yes") else { return }
+    static func confirm(_ fleet: Fleet, call: Call<some FleetOptions>, context: AppContext) throws {
+        guard let reason = FleetGuard.reason(fleet.hosts), !call[\.yes] else { return }
         let answer = FleetGuard.answer(fleet.hosts)
         guard isatty(0) == 1, let tty = TTY.open() else {
             throw ShelfError(
@@ -104,31 +108,12 @@ enum FleetCommand {
                 hint: "type the number of hosts at the question, or give --yes")
         }
     }
-
-    static func count(_ call: Invocation, _ option: String, default value: Int, allowZero: Bool = false) throws -> Int {
-        guard let text = call.value(option) else { return value }
-        guard let number = Int(text), number >= (allowZero ? 0 : 1), number <= 10_000 else {
-            throw ShelfError(
-                .invalid,
-                "--\(option): '\(Display.safe(text))' is not a whole number from \(allowZero ? 0 : 1) to 10000")
-        }
-        return number
-    }
-
-    static func seconds(_ call: Invocation, _ option: String, default value: Double) throws -> Double {
-        guard let text = call.value(option) else { return value }
-        guard let number = Double(text), number > 0, number <= 86_400 else {
-            throw ShelfError(
-                .invalid, "--\(option): '\(Display.safe(text))' is not a number of seconds above 0, up to 86400")
-        }
-        return number
-    }
 }
 
 extension FleetSession {
     /// The command line's: the passphrase from --passphrase-fd, or asked on the terminal.
-    convenience init(call: Invocation, store: Store, context: AppContext, by: String) throws {
-        let input = try SecretInput(call, option: "passphrase-fd")
+    convenience init(call: Call<some LoginOptions>, store: Store, context: AppContext, by: String) throws {
+        let input = SecretInput(call, \.passphraseFD)
         try self.init(store: store, context: context, by: by) {
             guard input.fd != nil || isatty(0) == 1 else { return nil }
             return try? input.readVaultPassphrase(prompt: "Vault passphrase: ")

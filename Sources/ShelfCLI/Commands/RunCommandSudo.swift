@@ -7,14 +7,14 @@ import ShelfOperations
 import ShelfServices
 
 enum RunSudo {
-    static func ask(_ call: Invocation) throws -> FleetSudo? {
-        guard call.flag("sudo") else {
-            if call.value("sudo-password-fd") != nil {
+    static func ask(_ call: Call<RunCommand.Options>) throws -> FleetSudo? {
+        guard call[\.sudo] else {
+            if call[\.sudoPasswordFD] != nil {
                 throw ShelfError(.usage, "run: --sudo-password-fd goes with --sudo", hint: "add --sudo")
             }
             return nil
         }
-        let input = try SecretInput(call, option: "sudo-password-fd")
+        let input = SecretInput(call, \.sudoPasswordFD)
         let password = try input.read(prompt: "sudo password for the hosts (asked once, typed only where sudo asks): ")
         guard !password.isEmpty else {
             throw ShelfError(.invalid, "run: no sudo password given; nothing was run", hint: "type it at the question")

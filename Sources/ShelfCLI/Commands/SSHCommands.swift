@@ -10,21 +10,51 @@ import ShelfStore
 import ShelfSystem
 
 enum SSHCommands {
-    static let connectOptions: [OptionSpec] = [
-        .flag("accept-new", "accept and pin the host key of a host never seen before (never a changed key)"),
-        .value("password-fd", "N", "read the password from file descriptor N (for scripts; never argv or env)"),
-        .flag(
-            "remember",
-            "keep a password (typed or on --password-fd) or a key file's passphrase in the vault "
-                + "once it has logged in"),
-        .value("timeout", "SECONDS", "connect timeout per address (default 10)"),
-        passphraseOption,
-    ]
+    static let timeout = Option(
+        "timeout", .seconds(atMost: 600), "connect timeout per address (default 10)")
 
-    static let passphraseOption = OptionSpec.value(
-        "passphrase-fd", "N",
-        "read the vault passphrase from descriptor N when a credential the login needs is locked (for "
-            + "scripts; never argv or env)")
+    struct ConnectCommandOptions: PromptingLoginOptions {
+        let login = LoginAnswerOptions()
+        let dryRun = Flag("dry-run", "print the plan (hops, host keys, credential sources) and stop")
+        let openssh = Flag(
+            "openssh",
+            "hand the session to OpenSSH's ssh through the ssh_config bridge, with the sshelf agent (for "
+                + "options sshelf's own client cannot do: ForwardAgent, X11, ControlMaster…)")
+        let verbose = Flag(
+            "verbose", short: "v",
+            "say which key exchange the session used, and the note about options sshelf's client does not "
+                + "apply every time (not only the first)")
+        let window = Flag("window", "inside tmux: open the session in a new tmux window (see sshelf tmux window)")
+        let noWindow = Flag("no-window", "connect in this terminal even when 'sshelf tmux window' is on")
+        let recording = RecordChoice.Options()
+    }
+
+    struct ExecCommandOptions: PromptingLoginOptions {
+        let login = LoginAnswerOptions()
+        let noStdin = Flag("no-stdin", short: "n", "do not forward standard input")
+        let tty = Flag(
+            "tty", short: "t",
+            "give the command a terminal (PTY), as ssh -tt: for sudo's password prompt, top, an editor (a new "
+                + "login, not a warm session)")
+        let persist = Flag(
+            "persist", "keep the session warm in the background for later exec calls (logs in without asking)")
+        let persistFor = Option(
+            "persist-for", WarmCommands.idle,
+            "with --persist: end the warm session after this long idle (default \(WarmCommands.defaultIdle))")
+    }
+
+    struct TrustCommandOptions: LoginOptions {
+        let replace = Flag("replace", "replace a pinned or known key that differs (after a deliberate server change)")
+        let fingerprint = Option(
+            "fingerprint", .text("SHA256:..."), "only pin if the offered key has this fingerprint")
+        let timeout = SSHCommands.timeout
+        let ca = Option("ca", .path("KEY"), "trust this CA key (a public key line or .pub file) instead")
+        let hosts = Option(
+            "hosts", .text("PATTERN"), "with --ca: the host names it is trusted for (e.g. '*.example.org')")
+        let remove = Flag("remove", "with --ca: stop trusting that CA (for --hosts PATTERN only, when given)")
+        let passphraseFD = LoginPassphraseOption.passphraseFD
+        let id = CommandSpec.hostID
+    }
 
     static let commands: [CommandSpec] = [
         CommandSpec(
@@ -39,19 +69,7 @@ enum SSHCommands {
                     name: "NAME", help: "host name (NAME@ID when several hosts share it, or an id prefix)",
                     completion: .host)
             ],
-            options: connectOptions + [
-                .flag("dry-run", "print the plan (hops, host keys, credential sources) and stop"),
-                .flag(
-                    "openssh",
-                    "hand the session to OpenSSH's ssh through the ssh_config bridge, with the sshelf agent (for "
-                        + "options sshelf's own client cannot do: ForwardAgent, X11, ControlMaster…)"),
-                .flag(
-                    "verbose", short: "v",
-                    "say which key exchange the session used, and the note about options sshelf's client does not "
-                        + "apply every time (not only the first)"),
-                .flag("window", "inside tmux: open the session in a new tmux window (see sshelf tmux window)"),
-                .flag("no-window", "connect in this terminal even when 'sshelf tmux window' is on"),
-            ] + RecordChoice.options,
+            options: ConnectCommandOptions.self,
             examples: [
                 "sshelf connect prod-db", "sshelf connect prod-db --dry-run", "sshelf connect prod-db --openssh",
                 "sshelf connect prod-db --record",
@@ -78,19 +96,7 @@ enum SSHCommands {
                     completion: .host),
                 ArgumentSpec(name: "CMD", help: "the remote command and its arguments (after --)", variadic: true),
             ],
-            options: connectOptions + [
-                .flag("no-stdin", short: "n", "do not forward standard input"),
-                .flag(
-                    "tty", short: "t",
-                    "give the command a terminal (PTY), as ssh -tt: for sudo's password prompt, top, an editor (a new "
-                        + "login, not a warm session)"),
-                .flag(
-                    "persist", "keep the session warm in the background for later exec calls (logs in without asking)"),
-                .value(
-                    "persist-for", "SECONDS",
-                    "with --persist: end the warm session after this long idle (default "
-                        + "600)"),
-            ],
+            options: ExecCommandOptions.self,
             examples: [
                 "sshelf exec prod-db -- uptime", "sshelf exec prod-db -- tar czf - /etc > etc.tgz",
                 "sshelf exec prod-db --persist -- uptime",
@@ -116,15 +122,7 @@ enum SSHCommands {
                     name: "NAME", help: "host name (NAME@ID when several hosts share it, or an id prefix)",
                     optional: true, completion: .host)
             ],
-            options: [
-                .flag("replace", "replace a pinned or known key that differs (after a deliberate server change)"),
-                .value("fingerprint", "SHA256:...", "only pin if the offered key has this fingerprint"),
-                .value("timeout", "SECONDS", "connect timeout per address (default 10)"),
-                .value("ca", "KEY", completion: .file, "trust this CA key (a public key line or .pub file) instead"),
-                .value("hosts", "PATTERN", "with --ca: the host names it is trusted for (e.g. '*.example.org')"),
-                .flag("remove", "with --ca: stop trusting that CA (for --hosts PATTERN only, when given)"),
-                passphraseOption, CommandSpec.hostIDOption,
-            ],
+            options: TrustCommandOptions.self,
             examples: [
                 "sshelf trust prod-db --fingerprint SHA256:abc...", "sshelf trust prod-db --replace",
                 "sshelf trust --ca ~/team_ca.pub --hosts '*.example.org'", "sshelf trust --ca ~/team_ca.pub --remove",
@@ -135,8 +133,10 @@ enum SSHCommands {
     /// The credential source the flow asks after host-key verification: the vault, asking for its passphrase when
     /// an item is locked — read once from --passphrase-fd N, or typed on the terminal (up to three tries). The
     /// release log names the command (connect, exec, forward, copy-id).
-    static func credentialSource(_ context: AppContext, store: Store, call: Invocation) throws -> CredentialSource {
-        let input = try SecretInput(call, option: "passphrase-fd")
+    static func credentialSource(_ context: AppContext, store: Store, call: Call<some LoginOptions>) throws
+        -> CredentialSource
+    {
+        let input = SecretInput(call, \.passphraseFD)
         var asked = 0
         let by = call.command.path.first ?? call.command.name
         return VaultCredentialSource(
@@ -152,30 +152,31 @@ enum SSHCommands {
 
     // MARK: commands
 
-    static func connect(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    static func connect(_ call: Call<ConnectCommandOptions>, _ context: AppContext) throws -> Int32 {
         if let opened = try openInTmuxWindow(call, context) { return opened }
-        let (plan, store) = try loginPlan(call, context)
+        let dryRun = call[\.dryRun]
+        let (plan, store) = try loginPlan(call, context, dryRun: dryRun)
         let certificate = CertificateRenewal.sshOptions(plan, locations: context.locations)
-        let dryRun = call.flag("dry-run")
         // A session handed to OpenSSH is recorded too: ssh then runs on a terminal sshelf holds (OpenSSHRelay).
         func handOver() throws -> Int32 {
-            let record = try !dryRun && RecordChoice.decide(call, host: plan.target, store: store, context: context)
+            let record =
+                try !dryRun && RecordChoice.decide(call, \.recording, host: plan.target, store: store, context: context)
             let recorder = try record ? recorderForOpenSSH(call, plan: plan, store: store, context: context) : nil
             return try OpenSSHHandover.run(
                 plan, store: store, dryRun: dryRun, context: context, options: certificate, recorder: recorder)
         }
-        if call.flag("openssh") { return try handOver() }
+        if call[\.openssh] { return try handOver() }
         if let why = OpenSSHHandover.needed(plan) {
             context.errorOutput(OpenSSHHandover.note(why) + "\n")
             return try handOver()
         }
-        let options = try connectOptions(call, context)
-        if call.flag("dry-run") {
+        let options = connectOptions(call, context)
+        if dryRun {
             context.print(
                 plan.describe(trust: options.trust, agentSocket: options.agentSocket, environment: options.environment))
             return 0
         }
-        OptionNotes.say(plan, store: store, always: call.flag("verbose"), context: context)
+        OptionNotes.say(plan, store: store, always: call[\.verbose], context: context)
         // As ssh: a PTY (and the ~ escapes) only when stdin is a terminal, unless RequestTTY force; without one the
         // login shell reads stdin as a script and ends at its end (`sshelf connect web1 < setup.sh`).
         var shell = ShellOptions(term: context.environment["TERM"] ?? "xterm")
@@ -189,13 +190,13 @@ enum SSHCommands {
                 context.errorOutput("sshelf: no terminal (PTY) is asked for: stdin is not a terminal\n")
             }
         }
-        let record = try RecordChoice.decide(call, host: plan.target, store: store, context: context)
+        let record = try RecordChoice.decide(call, \.recording, host: plan.target, store: store, context: context)
         return try handingOverPostQuantumOnly(
             plan, store: store, options: options, context: context,
             recorder: { record ? try recorderForOpenSSH(call, plan: plan, store: store, context: context) : nil }
         ) {
             try withConnection(plan, store: store, call: call, options: options, context: context) { connection in
-                if call.flag("verbose"), let kex = connection.outcome.keyExchanges.last, !kex.isEmpty {
+                if call[\.verbose], let kex = connection.outcome.keyExchanges.last, !kex.isEmpty {
                     context.errorOutput(KeyExchangeWords.connected(kex, host: plan.target.name) + "\n")
                 }
                 // Started once the login is done: the recordings key's line follows the verified host key's.
@@ -204,7 +205,7 @@ enum SSHCommands {
                     record
                     ? try SessionRecording.begin(
                         host: plan.target, size: TerminalSize.current(1) ?? TerminalSize(rows: 24, columns: 80),
-                        recordInput: call.flag("record-input"), by: "connect", workspace: context.workspace,
+                        recordInput: call[\.recording.recordInput], by: "connect", workspace: context.workspace,
                         store: store) : nil
                 if let recorder {
                     shell.observer = recorder
@@ -228,16 +229,16 @@ enum SSHCommands {
         }
     }
 
-    static func exec(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    static func exec(_ call: Call<ExecCommandOptions>, _ context: AppContext) throws -> Int32 {
         let command = call.arguments.dropFirst().joined(separator: " ")
         guard !command.isEmpty else {
             throw ShelfError(.usage, "exec: missing the remote command", hint: "sshelf exec NAME -- COMMAND ...")
         }
         let (plan, store) = try loginPlan(call, context)
-        let options = try connectOptions(call, context)
+        let options = connectOptions(call, context)
         // /dev/null as stdin can only say end-of-file: sent as -n says it, without a relay for it.
-        let stdin = !call.flag("no-stdin") && !NullInput.isNull(0)
-        if call.value("persist-for") != nil && !call.flag("persist") {
+        let stdin = !call[\.noStdin] && !NullInput.isNull(0)
+        if call[\.persistFor] != nil && !call[\.persist] {
             throw ShelfError(.usage, "--persist-for needs --persist")
         }
         // A command that ran through a warm session counts as a connection too (last connected).
@@ -248,8 +249,8 @@ enum SSHCommands {
             return status
         }
         // --tty asks for a terminal, which a warm keeper's channels do not have: always a new login.
-        let forceTTY = call.flag("tty")
-        if forceTTY && call.flag("persist") {
+        let forceTTY = call[\.tty]
+        if forceTTY && call[\.persist] {
             throw ShelfError(
                 .usage, "exec: --tty (a terminal for the command) cannot go through a warm session (--persist)",
                 hint: "leave out one of them")
@@ -258,7 +259,7 @@ enum SSHCommands {
         // `connect` hands it over: no warm keeper could log it in either.
         if let why = OpenSSHHandover.loginNeeds(plan) {
             context.errorOutput(OpenSSHHandover.note(why) + "\n")
-            if call.flag("persist") { context.warn("no warm session for a host that goes through OpenSSH's ssh") }
+            if call[\.persist] { context.warn("no warm session for a host that goes through OpenSSH's ssh") }
             return try OpenSSHHandover.run(
                 plan, store: store, dryRun: false, context: context,
                 options: CertificateRenewal.sshOptions(plan, locations: context.locations) + (stdin ? [] : ["-n"])
@@ -267,8 +268,8 @@ enum SSHCommands {
         if !forceTTY, let status = WarmClient.exec(command, stdin: stdin, plan: plan, context: context) {
             return warmRan(status)
         }
-        if call.flag("persist") {
-            let idle = try WarmCommands.idleSeconds(call.value("persist-for"), option: "--persist-for")
+        if call[\.persist] {
+            let idle = call[\.persistFor] ?? WarmCommands.defaultIdle
             let wait = options.connectTimeout * Double(plan.endpoints.count) + 20
             if let reason = WarmClient.start(plan: plan, idle: idle, timeout: wait, context: context) {
                 context.warn("could not keep a warm session: \(reason)")
@@ -293,18 +294,18 @@ enum SSHCommands {
         }
     }
 
-    static func trust(_ call: Invocation, _ context: AppContext) throws -> Int32 {
-        if call.value("ca") != nil || call.value("hosts") != nil || call.flag("remove") {
+    static func trust(_ call: Call<TrustCommandOptions>, _ context: AppContext) throws -> Int32 {
+        if call[\.ca] != nil || call[\.hosts] != nil || call[\.remove] {
             return try trustAuthority(call, context)
         }
         // NAME is optional for --ca's sake; `--id ID` stands for it here.
-        guard let word = call.arguments.first ?? call.value("id").map(TargetWord.id) else {
+        guard let word = call.arguments.first ?? call[\.id].map(TargetWord.id) else {
             throw ShelfError(
                 .usage, "trust: missing NAME",
                 hint: "sshelf trust NAME to pin a host's key, or sshelf trust --ca KEY --hosts PATTERN to trust a CA")
         }
         let (plan, store) = try plan(for: word, context)
-        let options = try connectOptions(call, context)
+        let options = connectOptions(call, context)
         let prompts = TerminalPrompts(
             acceptNew: false, passwordFD: nil, remember: false, errorOutput: context.errorOutput)
         let connector = SSHConnector(
@@ -333,7 +334,7 @@ enum SSHCommands {
         }
         let target = plan.target
         let name = Display.safe(target.name)
-        if let wanted = call.value("fingerprint"), wanted != key.fingerprint {
+        if let wanted = call[\.fingerprint], wanted != key.fingerprint {
             throw ShelfError(
                 .failure,
                 "\(name) offered \(key.type) \(key.fingerprint), not \(Display.safe(wanted)); nothing was pinned",
@@ -350,7 +351,7 @@ enum SSHCommands {
         case .revoked(let source):
             throw ShelfError(
                 .failure, "\(name)'s key \(key.fingerprint) is marked @revoked in \(source.rawValue); not pinned")
-        case .changed(let known, let source) where !call.flag("replace"):
+        case .changed(let known, let source) where !call[\.replace]:
             let old = known.map(\.fingerprint).joined(separator: ", ")
             throw ShelfError(
                 .failure,
@@ -358,13 +359,13 @@ enum SSHCommands {
                     + "\(old.isEmpty ? "another key" : old); nothing was pinned",
                 hint: "if the server's key changed on purpose: sshelf trust \(name) --replace --fingerprint "
                     + "\(key.fingerprint)")
-        case .otherType(let types, let source) where !call.flag("replace"):
+        case .otherType(let types, let source) where !call[\.replace]:
             throw ShelfError(
                 .failure,
                 "\(name) offers \(key.type) \(key.fingerprint), but \(source.rawValue) knows it as "
                     + "\(types.joined(separator: ", ")); nothing was pinned",
                 hint: "if that is expected: sshelf trust \(name) --replace --fingerprint \(key.fingerprint)")
-        case .unknown where call.value("fingerprint") == nil:
+        case .unknown where call[\.fingerprint] == nil:
             guard
                 prompts.decide(
                     HostKeyQuestion(
@@ -381,15 +382,15 @@ enum SSHCommands {
         let hop = plan.endpoints[plan.endpoints.count - 1]
         try HostKeyOperations.pin(
             key, host: hop.hostname, port: hop.port, hostID: target.id,
-            replacing: call.flag("replace"), trust: options.trust, store: store)
+            replacing: call[\.replace], trust: options.trust, store: store)
         context.print("pinned \(key.type) \(key.fingerprint) for \(name)")
         return 0
     }
 
     /// `trust --ca KEY --hosts PATTERN`: a CA pin in the store (synced); with --remove, the pins of KEY go.
-    static func trustAuthority(_ call: Invocation, _ context: AppContext) throws -> Int32 {
-        let remove = call.flag("remove")
-        guard let given = call.value("ca"), remove || call.value("hosts") != nil else {
+    static func trustAuthority(_ call: Call<TrustCommandOptions>, _ context: AppContext) throws -> Int32 {
+        let remove = call[\.remove]
+        guard let given = call[\.ca], remove || call[\.hosts] != nil else {
             throw ShelfError(
                 .usage, "trust --ca KEY needs --hosts PATTERN (and --hosts needs --ca)",
                 hint: "e.g. sshelf trust --ca team_ca.pub --hosts '*.example.org'")
@@ -412,9 +413,9 @@ enum SSHCommands {
                 hint: "give the CA's .pub file or its line (sshelf ca show NAME prints one)")
         }
         let store = try context.store()
-        let patterns = call.value("hosts")
+        let patterns = call[\.hosts]
         if remove {
-            let options = try connectOptions(call, context)
+            let options = connectOptions(call, context)
             let removed = try CAPins.remove(key, patterns: patterns, store: store, trust: options.trust)
             guard removed > 0 else {
                 throw ShelfError(
@@ -450,26 +451,28 @@ enum SSHCommands {
     /// renewed first (not for --dry-run), so sshelf's client and a hand-over to OpenSSH both offer the new one.
     /// `connect --window`, or the tmux window setting inside tmux: the session opens in a new tmux window (a new
     /// sshelf there, which makes its own login plan); nil when the session stays here.
-    private static func openInTmuxWindow(_ call: Invocation, _ context: AppContext) throws -> Int32? {
-        if call.flag("window") && call.flag("no-window") {
+    private static func openInTmuxWindow(_ call: Call<ConnectCommandOptions>, _ context: AppContext) throws -> Int32? {
+        if call[\.window] && call[\.noWindow] {
             throw ShelfError(.usage, "connect: --window and --no-window do not go together", hint: "leave out one")
         }
         let inTmux = TmuxWindows(environment: context.environment)
-        let maybe = call.flag("window") || (inTmux != nil && !call.flag("no-window") && !call.flag("dry-run"))
+        let maybe = call[\.window] || (inTmux != nil && !call[\.noWindow] && !call[\.dryRun])
         guard maybe else { return nil }
         let (plan, store) = try plan(for: call.arguments[0], context)
         let windowSetting = inTmux == nil ? nil : try store.setting(TmuxWindows.windowSetting)
-        guard call.flag("window") || windowSetting == "on" else { return nil }
+        guard call[\.window] || windowSetting == "on" else { return nil }
         guard let inTmux else { throw TmuxWindows.notInside }
         let window = try inTmux.open([(plan.target.name, plan.target.id)], sshelf: SelfProcess.path)
         context.print("opened \(Display.safe(plan.target.name)) in tmux window \(window)")
         return 0
     }
 
-    static func loginPlan(_ call: Invocation, _ context: AppContext) throws -> (ConnectPlan, Store) {
+    static func loginPlan(_ call: Call<some LoginOptions>, _ context: AppContext, dryRun: Bool = false) throws
+        -> (ConnectPlan, Store)
+    {
         var (plan, store) = try plan(for: call.arguments[0], context)
-        guard !call.flag("dry-run") else { return (plan, store) }
-        let vaultInput = try SecretInput(call, option: "passphrase-fd")
+        guard !dryRun else { return (plan, store) }
+        let vaultInput = SecretInput(call, \.passphraseFD)
         try CertificateRenewal.prepare(
             &plan, by: call.command.path.first ?? call.command.name, now: CACommands.now(context),
             workspace: context.workspace, store: store,
@@ -483,35 +486,25 @@ enum SSHCommands {
         return (try ConnectPlan.make(named: name, in: store), store)
     }
 
-    static func connectOptions(_ call: Invocation, _ context: AppContext) throws -> ConnectOptions {
-        var timeout: Double? = nil
-        if let text = call.value("timeout") {
-            guard let value = Double(text), value > 0, value <= 600 else {
-                throw ShelfError(.invalid, "--timeout: '\(Display.safe(text))' is not a number of seconds (0-600)")
-            }
-            timeout = value
-        }
-        return .standard(context.workspace, connectTimeout: timeout)
+    /// The connect options with `--timeout` (parsed: more than 0, at most 600 seconds).
+    static func connectOptions(_ call: Call<some LoginOptions>, _ context: AppContext) -> ConnectOptions {
+        connectOptions(timeout: call[\.timeout], context)
     }
 
-    private static func passwordFD(_ call: Invocation) throws -> Int32? {
-        guard let text = call.value("password-fd") else { return nil }
-        guard let fd = Int32(text), fd >= 0, fcntl(fd, F_GETFD) != -1 else {
-            throw ShelfError(.invalid, "--password-fd: '\(Display.safe(text))' is not an open file descriptor")
-        }
-        return fd
+    static func connectOptions(timeout: Double?, _ context: AppContext) -> ConnectOptions {
+        .standard(context.workspace, connectTimeout: timeout)
     }
 
     /// Connects, records what changed, and runs `body`; a connection error leaves as such (exit 255). `prompts` may
     /// wrap the terminal prompts (a forward with several sessions keeps the first login's answers).
     static func withConnection(
-        _ plan: ConnectPlan, store: Store, call: Invocation, options: ConnectOptions,
+        _ plan: ConnectPlan, store: Store, call: Call<some PromptingLoginOptions>, options: ConnectOptions,
         context: AppContext, prompts wrap: (ConnectDelegate) -> ConnectDelegate = { $0 },
         body: (SSHConnection) throws -> Int32
     ) throws -> Int32 {
         let prompts = TerminalPrompts(
-            acceptNew: call.flag("accept-new"), passwordFD: try passwordFD(call),
-            remember: call.flag("remember") ? true : nil, errorOutput: context.errorOutput,
+            acceptNew: call[\.login.acceptNew], passwordFD: call[\.login.passwordFD],
+            remember: call[\.login.remember] ? true : nil, errorOutput: context.errorOutput,
             otherNames: { question in pinnedElsewhere(question, plan: plan, store: store) })
         let connector = SSHConnector(
             options: options, credentials: try credentialSource(context, store: store, call: call),
@@ -530,12 +523,12 @@ enum SSHCommands {
     /// Runs `body`; when its handshake fails because the host offers only post-quantum key exchange (which libssh2
     /// has none of), the session goes to OpenSSH's ssh instead, with one line saying why.
     /// Starts the recording of a session that goes to OpenSSH, saying so.
-    static func recorderForOpenSSH(_ call: Invocation, plan: ConnectPlan, store: Store, context: AppContext) throws
-        -> SessionRecorder
-    {
+    static func recorderForOpenSSH(
+        _ call: Call<ConnectCommandOptions>, plan: ConnectPlan, store: Store, context: AppContext
+    ) throws -> SessionRecorder {
         let recorder = try SessionRecording.begin(
             host: plan.target, size: TerminalSize.current(1) ?? TerminalSize(rows: 24, columns: 80),
-            recordInput: call.flag("record-input"), by: "openssh", workspace: context.workspace, store: store)
+            recordInput: call[\.recording.recordInput], by: "openssh", workspace: context.workspace, store: store)
         context.errorOutput(
             "sshelf: recording this session as \(Recordings.shortID(recorder.info.id)) ('sshelf sessions list')\n")
         return recorder

@@ -36,7 +36,7 @@ enum SSHConfigCommands {
             path: ["ssh-config", "uninstall"], summary: "take the bridge's Include line out of ~/.ssh/config",
             details: "Removes only that line (~/.ssh/config.sshelf-backup keeps the file as it was before the first "
                 + "install). With --remove the bridge and its files are deleted too, and no longer kept up to date.",
-            options: [.flag("remove", "also delete the bridge and the files beside it")],
+            options: UninstallOptions.self,
             run: uninstall),
         CommandSpec(
             path: ["ssh-config", "defaults"], summary: "list or edit the options kept for Host patterns (Host *)",
@@ -53,13 +53,7 @@ enum SSHConfigCommands {
                 ArgumentSpec(
                     name: "PATTERN", help: "the Host pattern, e.g. '*' or '*.internal !bastion'", optional: true)
             ],
-            options: [
-                .value(
-                    "option", "'KEY VALUE'", repeatable: true,
-                    "set an ssh_config option for the pattern (replaces that keyword's lines)"),
-                .value("remove-option", "KEY", repeatable: true, "remove every line of this option from the pattern"),
-                .flag("remove", "delete the pattern's block"),
-            ],
+            options: DefaultsOptions.self,
             examples: [
                 "sshelf ssh-config defaults", "sshelf ssh-config defaults 'prod-*' --option 'User deploy'",
                 "sshelf ssh-config defaults '*' --option 'ServerAliveInterval 60'",
@@ -105,7 +99,19 @@ enum SSHConfigCommands {
         return 0
     }
 
-    static func uninstall(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    struct UninstallOptions: CommandOptions {
+        let remove = Flag("remove", "also delete the bridge and the files beside it")
+    }
+
+    struct DefaultsOptions: CommandOptions {
+        let option = Repeated(
+            "option", .text("'KEY VALUE'"), "set an ssh_config option for the pattern (replaces that keyword's lines)")
+        let removeOption = Repeated(
+            "remove-option", .text("KEY"), "remove every line of this option from the pattern")
+        let remove = Flag("remove", "delete the pattern's block")
+    }
+
+    static func uninstall(_ call: Call<UninstallOptions>, _ context: AppContext) throws -> Int32 {
         let bridge = bridge(context)
         let include = SSHConfigInclude(home: context.homeDirectory, bridgePath: bridge.path)
         switch try include.uninstall() {
@@ -116,7 +122,7 @@ enum SSHConfigCommands {
         case .alreadyThere, .notThere:
             context.print("\(include.configPath) does not include \(bridge.path); nothing to remove")
         }
-        if call.flag("remove") {
+        if call[\.remove] {
             bridge.remove()
             context.print("deleted \(bridge.path) and the files beside it; sshelf no longer writes them")
         } else if bridge.exists {
@@ -126,11 +132,11 @@ enum SSHConfigCommands {
         return 0
     }
 
-    static func defaults(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    static func defaults(_ call: Call<DefaultsOptions>, _ context: AppContext) throws -> Int32 {
         let store = try context.store()
-        let options = call.all("option"), removed = call.all("remove-option")
+        let options = call[\.option], removed = call[\.removeOption]
         guard let pattern = call.argument(0) else {
-            guard options.isEmpty, removed.isEmpty, !call.flag("remove") else {
+            guard options.isEmpty, removed.isEmpty, !call[\.remove] else {
                 throw ShelfError(
                     .usage, "ssh-config defaults: which pattern?",
                     hint: "sshelf ssh-config defaults '*' --option 'KEY VALUE'")
@@ -153,7 +159,7 @@ enum SSHConfigCommands {
             var blocks = try store.optionDefaults()
             // Match blocks kept for OpenSSH are not edited here (their criteria are not a pattern).
             let index = blocks.firstIndex { !$0.isMatch && $0.pattern == pattern }
-            if call.flag("remove") {
+            if call[\.remove] {
                 guard let index else {
                     throw ShelfError(
                         .notFound, "no defaults for Host \(Display.safe(pattern))",

@@ -43,7 +43,7 @@ enum ServiceCommands {
         CommandSpec(
             path: ["service", "status"],
             summary: "show the service's parts: agent, forwards, sync (last run, next attempt and why)",
-            options: [.flag("json", "print JSON for scripts")], run: status),
+            options: JSONOptions.self, run: status),
         CommandSpec(path: ["service", "stop"], summary: "stop the running user service", run: stop),
     ]
 
@@ -157,12 +157,12 @@ enum ServiceCommands {
         context.print("stopped the sshelf service (pid \(pid))")
     }
 
-    static func status(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    static func status(_ call: Call<JSONOptions>, _ context: AppContext) throws -> Int32 {
         let locations = context.locations
         let unit = ServiceUnit.path(environment: context.environment, home: context.homeDirectory)
         let installed = FileManager.default.fileExists(atPath: unit)
         guard let state = ServiceFiles.running(locations) else {
-            if call.flag("json") {
+            if call[\.json] {
                 context.print(
                     encode(
                         .object([
@@ -178,7 +178,7 @@ enum ServiceCommands {
         // The agent's lock state is asked of the agent itself: the vault session can change without the service
         // noticing (a `vault lock` in another terminal, the idle timeout).
         let agent = state.agent.running ? AgentClient.status(locations) : nil
-        if call.flag("json") {
+        if call[\.json] {
             var object: [String: JSONValue] = [:]
             if let data = try? ShelfJSON.encoder().encode(state),
                 case .object(let fields)? = try? ShelfJSON.decoder().decode(JSONValue.self, from: data)

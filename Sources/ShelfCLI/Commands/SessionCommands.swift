@@ -22,7 +22,7 @@ enum SessionCommands {
             arguments: [
                 ArgumentSpec(name: "HOST", help: "only this host's recordings", optional: true, completion: .host)
             ],
-            options: [.flag("json", "print JSON for scripts")],
+            options: ListOptions.self,
             examples: ["sshelf sessions list", "sshelf sessions list prod-db --json"], run: list),
         CommandSpec(
             path: ["sessions", "search"], summary: "find text in what recorded sessions showed",
@@ -32,10 +32,7 @@ enum SessionCommands {
                 says the recording, its host and when; 'sshelf play ID --search TEXT' jumps there.
                 """,
             arguments: [ArgumentSpec(name: "TEXT", help: "the text to find")],
-            options: [
-                .value("host", "NAME", completion: .host, "only this host's recordings"),
-                .flag("json", "print JSON for scripts"),
-            ],
+            options: SearchOptions.self,
             examples: ["sshelf sessions search 'permission denied'"], run: search),
         CommandSpec(
             path: ["sessions", "export"], summary: "write a recording as an asciinema v2 file (plaintext)",
@@ -44,7 +41,7 @@ enum SessionCommands {
                 with mode 0600 (never over an existing file) and can be played with asciinema play.
                 """,
             arguments: [idArgument],
-            options: [.value("cast", "FILE", completion: .file, "the asciinema v2 (.cast) file to create")],
+            options: ExportOptions.self,
             examples: ["sshelf sessions export 3f2a91c0 --cast session.cast"], run: export),
         CommandSpec(
             path: ["sessions", "rm"], summary: "remove recordings",
@@ -58,12 +55,25 @@ enum SessionCommands {
                 (no limit unless set). The settings are this device's and apply again before every new recording; \
                 each removal is written to the release log.
                 """,
-            options: [
-                .value("keep", "AGE", "keep recordings this long: 12h, 30d, 8w"),
-                .value("max-size", "SIZE", "keep at most this much in all: 500M, 2G"),
-            ],
+            options: RotateOptions.self,
             examples: ["sshelf sessions rotate --keep 30d --max-size 2G"], run: rotate),
     ]
+
+    struct ListOptions: CommandOptions { let json = Flag("json", "print JSON for scripts") }
+
+    struct SearchOptions: CommandOptions {
+        let host = Option("host", .text("NAME", completion: .host), "only this host's recordings")
+        let json = Flag("json", "print JSON for scripts")
+    }
+
+    struct ExportOptions: CommandOptions {
+        let cast = Option("cast", .path("FILE"), "the asciinema v2 (.cast) file to create")
+    }
+
+    struct RotateOptions: CommandOptions {
+        let keep = Option("keep", .age, "keep recordings this long: 12h, 30d, 8w")
+        let maxSize = Option("max-size", .size, "keep at most this much in all: 500M, 2G")
+    }
 
     static func vault(_ context: AppContext) throws -> Vault {
         guard Vault.exists(at: context.locations) else {
@@ -74,10 +84,10 @@ enum SessionCommands {
         return try VaultCommands.open(context, create: false)
     }
 
-    static func list(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    static func list(_ call: Call<ListOptions>, _ context: AppContext) throws -> Int32 {
         let host = call.arguments.first
         guard !Recordings.files(context.locations).isEmpty else {
-            if call.flag("json") { context.print("[]") } else { context.errorOutput("no recorded sessions\n") }
+            if call[\.json] { context.print("[]") } else { context.errorOutput("no recorded sessions\n") }
             return 0
         }
         let vault = try vault(context)
@@ -86,7 +96,7 @@ enum SessionCommands {
         let all = RecordingCatalog.list(locations: context.locations, key: key).filter { summary in
             host.map { summary.info.host == $0 } ?? true
         }
-        if call.flag("json") {
+        if call[\.json] {
             context.print(try JSONOutput.encode(all))
             return 0
         }
@@ -109,7 +119,7 @@ enum SessionCommands {
             : "\(m):\(TextFormat.zeroPadded(s, width: 2))"
     }
 
-    static func search(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    static func search(_ call: Call<SearchOptions>, _ context: AppContext) throws -> Int32 {
         let text = call.arguments[0]
         guard !text.isEmpty else { throw ShelfError(.invalid, "sessions search: the text is empty") }
         let files = Recordings.files(context.locations)
@@ -121,20 +131,20 @@ enum SessionCommands {
         var hits: [RecordingHit] = []
         for file in files {
             let found = try RecordingSearch.hits(of: text, in: (file.id, file.path), key: key)
-            hits += found.filter { hit in call.value("host").map { hit.host == $0 } ?? true }
+            hits += found.filter { hit in call[\.host].map { hit.host == $0 } ?? true }
         }
-        if call.flag("json") {
+        if call[\.json] {
             context.print(try JSONOutput.encode(hits))
         } else {
             let rows = hits.map { [Recordings.shortID($0.id), $0.host, "+" + duration($0.time), $0.context] }
             if !rows.isEmpty { context.output(Display.table(["ID", "HOST", "AT", "TEXT"], rows)) }
         }
-        if hits.isEmpty && !call.flag("json") { context.errorOutput("not found in any recording\n") }
+        if hits.isEmpty && !call[\.json] { context.errorOutput("not found in any recording\n") }
         return hits.isEmpty ? 1 : 0
     }
 
-    static func export(_ call: Invocation, _ context: AppContext) throws -> Int32 {
-        guard let destination = call.value("cast") else {
+    static func export(_ call: Call<ExportOptions>, _ context: AppContext) throws -> Int32 {
+        guard let destination = call[\.cast] else {
             throw ShelfError(
                 .usage, "sessions export: --cast FILE is required", hint: "sshelf sessions export ID --cast FILE")
         }
@@ -158,14 +168,10 @@ enum SessionCommands {
         return 0
     }
 
-    static func rotate(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    static func rotate(_ call: Call<RotateOptions>, _ context: AppContext) throws -> Int32 {
         let store = try context.store()
-        if let keep = call.value("keep") {
-            try store.setSetting(RecordingRetention.keepSetting, String(try seconds(keep)))
-        }
-        if let size = call.value("max-size") {
-            try store.setSetting(RecordingRetention.maxSizeSetting, String(try bytes(size)))
-        }
+        if let keep = call[\.keep] { try store.setSetting(RecordingRetention.keepSetting, String(keep)) }
+        if let size = call[\.maxSize] { try store.setSetting(RecordingRetention.maxSizeSetting, String(size)) }
         let retention = try RecordingCatalog.retention(from: { try store.setting($0) })
         var removed: [UUID] = []
         if !Recordings.files(context.locations).isEmpty {
@@ -176,27 +182,5 @@ enum SessionCommands {
         let size = retention.maxBytes.map { "\($0 >> 20) MiB" } ?? "no limit"
         context.print("recordings kept \(keep), at most \(size); removed \(removed.count) now")
         return 0
-    }
-
-    static func seconds(_ text: String) throws -> Double {
-        let units: [Character: Double] = ["h": 3600, "d": 86_400, "w": 604_800]
-        guard let unit = text.last, let per = units[unit], let count = Double(text.dropLast()), count > 0 else {
-            throw ShelfError(
-                .invalid, "--keep: '\(Display.safe(text))' is not an age",
-                hint: "e.g. --keep 12h, --keep 30d, --keep 8w")
-        }
-        return count * per
-    }
-
-    static func bytes(_ text: String) throws -> Int {
-        let units: [Character: Double] = ["K": 1024, "M": 1_048_576, "G": 1_073_741_824, "T": 1_099_511_627_776]
-        guard let unit = text.uppercased().last, let per = units[unit], let count = Double(text.dropLast()),
-            count > 0
-        else {
-            throw ShelfError(
-                .invalid, "--max-size: '\(Display.safe(text))' is not a size",
-                hint: "e.g. --max-size 500M, --max-size 2G")
-        }
-        return Int(count * per)
     }
 }

@@ -24,18 +24,14 @@ enum SnippetCommands {
                 ArgumentSpec(name: "NAME", help: "a name for it: letters, digits, '-', '_' and '.'"),
                 ArgumentSpec(name: "CMD", help: "the command (after --)", variadic: true),
             ],
-            options: [.value("tag", "TAG", repeatable: true, "a tag for it (repeatable)")],
+            options: AddOptions.self,
             examples: [
                 "sshelf snippet add restart -- 'sudo systemctl restart {{unit:nginx}}'",
                 "sshelf snippet add logs --tag debug -- 'journalctl -u {{unit}} -n {{lines:100}} --no-pager'",
             ], run: add),
         CommandSpec(
             path: ["snippet", "list"], summary: "list saved snippets with their parameters",
-            options: [
-                .value("tag", "TAG", "only the snippets with this tag"),
-                .flag("json", "print JSON for scripts (parameters with their defaults included)"),
-                .flag("names", "print only the names, one per line"),
-            ], run: list),
+            options: ListOptions.self, run: list),
         CommandSpec(
             path: ["snippet", "show"], summary: "print a snippet: its command, parameters and tags",
             arguments: [nameArgument], run: show),
@@ -46,11 +42,7 @@ enum SnippetCommands {
                 nameArgument,
                 ArgumentSpec(name: "CMD", help: "the new command (after --)", optional: true, variadic: true),
             ],
-            options: [
-                .value("name", "NEWNAME", "give the snippet a new name"),
-                .value("tag", "TAG", repeatable: true, "add a tag (repeatable)"),
-                .value("untag", "TAG", repeatable: true, "remove a tag (repeatable)"),
-            ],
+            options: EditOptions.self,
             examples: ["sshelf snippet edit restart -- 'sudo systemctl restart {{unit:nginx}} && echo done'"],
             run: edit),
         CommandSpec(
@@ -72,35 +64,53 @@ enum SnippetCommands {
                     name: "TARGETS", help: "a host, or hosts, @group, tag:NAME or a quoted search", variadic: true,
                     completion: .host),
             ],
-            options: [
-                .value("param", "NAME=VALUE", repeatable: true, "a parameter's value (repeatable)")
-            ] + RunCommand.command.options,
+            options: RunOptions.self,
             examples: [
                 "sshelf snippet run restart web1 --param unit=postgresql",
                 "sshelf snippet run restart @prod --canary 1",
             ], run: run),
     ]
 
-    static func add(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    struct AddOptions: CommandOptions { let tag = Repeated("tag", .text("TAG"), "a tag for it (repeatable)") }
+
+    struct ListOptions: CommandOptions {
+        let tag = Option("tag", .text("TAG"), "only the snippets with this tag")
+        let json = Flag("json", "print JSON for scripts (parameters with their defaults included)")
+        let names = Flag("names", "print only the names, one per line")
+    }
+
+    struct EditOptions: CommandOptions {
+        let name = Option("name", .text("NEWNAME"), "give the snippet a new name")
+        let tag = Repeated("tag", .text("TAG"), "add a tag (repeatable)")
+        let untag = Repeated("untag", .text("TAG"), "remove a tag (repeatable)")
+    }
+
+    /// `--param` and every option of `run`, which a snippet run on several hosts goes through.
+    struct RunOptions: CommandOptions {
+        let param = Repeated("param", .text("NAME=VALUE"), "a parameter's value (repeatable)")
+        let run = RunCommand.Options()
+    }
+
+    static func add(_ call: Call<AddOptions>, _ context: AppContext) throws -> Int32 {
         let command = call.arguments.dropFirst().joined(separator: " ")
         guard !command.isEmpty else {
             throw ShelfError(
                 .usage, "snippet add: missing the command", hint: "sshelf snippet add NAME -- 'COMMAND {{param}}'")
         }
-        let snippet = Snippet(name: call.arguments[0], command: command, tags: call.all("tag"))
+        let snippet = Snippet(name: call.arguments[0], command: command, tags: call[\.tag])
         try SnippetOperations.save(snippet, in: try context.store())
         context.print("saved snippet '\(Display.safe(snippet.name))'" + parameterSummary(snippet))
         return 0
     }
 
-    static func list(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    static func list(_ call: Call<ListOptions>, _ context: AppContext) throws -> Int32 {
         var snippets = try context.store().snippets()
-        if let tag = call.value("tag") { snippets = snippets.filter { $0.tags.contains(tag) } }
-        if call.flag("json") {
+        if let tag = call[\.tag] { snippets = snippets.filter { $0.tags.contains(tag) } }
+        if call[\.json] {
             context.print(try JSONOutput.encode(snippets.map(SnippetJSON.init)))
             return 0
         }
-        if call.flag("names") {
+        if call[\.names] {
             context.output(snippets.map { Display.safe($0.name) + "\n" }.joined())
             return 0
         }
@@ -136,19 +146,19 @@ enum SnippetCommands {
         return 0
     }
 
-    static func edit(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    static func edit(_ call: Call<EditOptions>, _ context: AppContext) throws -> Int32 {
         let store = try context.store()
         var snippet = try SnippetOperations.find(call.arguments[0], in: store)
         let command = call.arguments.dropFirst().joined(separator: " ")
-        let untag = Set(call.all("untag"))
-        guard !command.isEmpty || call.value("name") != nil || !call.all("tag").isEmpty || !untag.isEmpty else {
+        let untag = Set(call[\.untag])
+        guard !command.isEmpty || call[\.name] != nil || !call[\.tag].isEmpty || !untag.isEmpty else {
             throw ShelfError(
                 .usage, "snippet edit: nothing to change",
                 hint: "give a new command after --, or --name, --tag, --untag")
         }
         if !command.isEmpty { snippet.command = command }
-        if let name = call.value("name") { snippet.name = name }
-        snippet.tags = snippet.tags.filter { !untag.contains($0) } + call.all("tag")
+        if let name = call[\.name] { snippet.name = name }
+        snippet.tags = snippet.tags.filter { !untag.contains($0) } + call[\.tag]
         try SnippetOperations.save(snippet, in: store)
         context.print("saved snippet '\(Display.safe(snippet.name))'" + parameterSummary(snippet))
         return 0
@@ -162,28 +172,32 @@ enum SnippetCommands {
         return 0
     }
 
-    static func run(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    static func run(_ call: Call<RunOptions>, _ context: AppContext) throws -> Int32 {
         let targets = Array(call.arguments.dropFirst())
-        guard !targets.isEmpty || call.value("hosts-file") != nil else {
+        guard !targets.isEmpty || call[\.run.hostsFile] != nil else {
             throw ShelfError(
                 .usage, "snippet run: name the host (or hosts) to run it on",
                 hint: "sshelf snippet run \(ShellWord.quote(call.arguments[0])) HOST")
         }
         let snippet = try SnippetOperations.find(call.arguments[0], in: try context.store())
-        let command = try SnippetOperations.command(snippet, values: try SnippetOperations.values(call.all("param")))
+        let command = try SnippetOperations.command(snippet, values: try SnippetOperations.values(call[\.param]))
         // One host and nothing only run knows: exec's way (output as it comes, the command's own exit status).
-        let fleetOnly = Set(call.values.keys).union(call.flags).subtracting(execOptions).subtracting(["param"])
+        let given = call.invocation
+        let fleetOnly = Set(given.values.keys).union(given.flags).subtracting(execOptions)
+            .subtracting([call.spec(\.param).name])
         if targets.count == 1, TargetWord(targets[0]).isOneHost, fleetOnly.isEmpty {
             var exec = Invocation(command: call.command, arguments: [targets[0], command])
-            exec.values = call.values.filter { execOptions.contains($0.key) }
-            exec.flags = call.flags.filter { execOptions.contains($0) }
-            return try SSHCommands.exec(exec, context)
+            exec.values = given.values.filter { execOptions.contains($0.key) }
+            exec.flags = given.flags.filter { execOptions.contains($0) }
+            return try SSHCommands.exec(try Call(exec), context)
         }
-        return try RunCommand.run(command, on: targets, call, context)
+        return try RunCommand.run(command, on: targets, try Call(given), context)
     }
 
-    /// The options `exec` takes: with only these (and --param), one host runs as exec does.
-    static let execOptions = Set(SSHCommands.connectOptions.map(\.name) + ["tty"])
+    /// The options of `exec` that `snippet run` takes too (the login's, --tty): with only these (and --param), one
+    /// host runs as exec does.
+    static let execOptions = Set(SSHCommands.ExecCommandOptions.declared.map(\.spec.name))
+        .intersection(RunCommand.Options.declared.map(\.spec.name))
 
     /// A snippet as `snippet list --json` prints it: its parameters read out of the command.
     struct SnippetJSON: Encodable {

@@ -11,8 +11,36 @@ import ShelfSync
 import ShelfVault
 
 enum SyncCommands {
-    static let passphraseOption = OptionSpec.value(
-        "passphrase-fd", "N", "read the vault passphrase from file descriptor N instead of the terminal")
+    static let passphraseFD = Option(
+        "passphrase-fd", .descriptor, "read the vault passphrase from file descriptor N instead of the terminal")
+
+    struct EnableOptions: CommandOptions {
+        let folder = Option("folder", .path(), "a folder kept in step between your devices")
+        let git = Option("git", .text("URL"), "a git repository (your own git auth is used)")
+        let credentials = Flag("credentials", "also sync passwords and keys, end-to-end encrypted, on this device")
+        let consent = SyncCredentialConsent.Options()
+        let passphraseFD = SyncCommands.passphraseFD
+    }
+
+    struct InviteOptions: CommandOptions {
+        let expires = Option(
+            "expires", .span(60...7 * 86_400, examples: ["30m", "1h", "2d"]),
+            "how long the code works: 30m, 1h, 2d (at most 7d)")
+        let passphraseFD = SyncCommands.passphraseFD
+    }
+
+    struct JoinOptions: CommandOptions {
+        let codeFD = Option("code-fd", .descriptor, "read the invite code from file descriptor N")
+        let consent = SyncCredentialConsent.Options()
+        let passphraseFD = SyncCommands.passphraseFD
+    }
+
+    struct PassphraseOptions: CommandOptions { let passphraseFD = SyncCommands.passphraseFD }
+
+    struct RevokeOptions: CommandOptions {
+        let yes = Flag("yes", "revoke without asking for the device's name")
+        let passphraseFD = SyncCommands.passphraseFD
+    }
 
     static let commands: [CommandSpec] =
         [
@@ -27,14 +55,7 @@ enum SyncCommands {
                     + "default table to its syncable twin, and what stays on this device (classes you chose with "
                     + "'sshelf vault set-class' never move), and asks (--yes for scripts); a vault without a "
                     + "passphrase asks you to set one or to accept the risk.",
-                options: [
-                    .value("folder", "PATH", completion: .file, "a folder kept in step between your devices"),
-                    .value("git", "URL", "a git repository (your own git auth is used)"),
-                    .flag("credentials", "also sync passwords and keys, end-to-end encrypted, on this device"),
-                    SyncCredentialConsent.yesOption,
-                    SyncCredentialConsent.acceptOption,
-                    passphraseOption,
-                ],
+                options: EnableOptions.self,
                 examples: [
                     "sshelf sync enable --folder ~/Sync/sshelf",
                     "sshelf sync enable --git git@example.com:me/sshelf-sync.git --credentials",
@@ -44,10 +65,7 @@ enum SyncCommands {
                 path: ["sync", "invite"], summary: "make a one-time code that lets another device join the sync group",
                 details: "The code is shown once. On the new device run 'sshelf sync join' and type it; this device "
                     + "enrolls the new one on its next sync. A code works once and expires (default 1h).",
-                options: [
-                    .value("expires", "DURATION", "how long the code works: 30m, 1h, 2d (at most 7d)"),
-                    passphraseOption,
-                ],
+                options: InviteOptions.self,
                 examples: ["sshelf sync invite", "sshelf sync invite --expires 30m"],
                 run: invite),
             CommandSpec(
@@ -58,21 +76,17 @@ enum SyncCommands {
                     + "credentials, this device takes them only after the same questions as 'sshelf sync enable "
                     + "--credentials' (a vault passphrase, or the risk accepted; the list of what will travel); "
                     + "otherwise it joins for the config alone.",
-                options: [
-                    .value("code-fd", "N", "read the invite code from file descriptor N"),
-                    SyncCredentialConsent.yesOption,
-                    SyncCredentialConsent.acceptOption, passphraseOption,
-                ],
+                options: JoinOptions.self,
                 run: join),
             CommandSpec(
                 path: ["sync", "status"], summary: "show whether sync is on and how the last run went",
-                options: [.flag("json", "print JSON for scripts")], run: status),
+                options: JSONOptions.self, run: status),
             CommandSpec(
-                path: ["sync", "now"], summary: "sync now and report what changed", options: [passphraseOption],
+                path: ["sync", "now"], summary: "sync now and report what changed", options: PassphraseOptions.self,
                 run: now),
             CommandSpec(
                 path: ["sync", "devices"], summary: "list the devices of the sync group",
-                options: [.flag("json", "print JSON for scripts")], run: devices),
+                options: JSONOptions.self, run: devices),
             CommandSpec(
                 path: ["sync", "revoke"], summary: "remove a device from the sync group and replace the group key",
                 details: "The device's later entries are refused everywhere, the group key is replaced, and every "
@@ -82,7 +96,7 @@ enum SyncCommands {
                 arguments: [
                     ArgumentSpec(name: "DEVICE", help: "a device name or id prefix from 'sshelf sync devices'")
                 ],
-                options: [.flag("yes", "revoke without asking for the device's name"), passphraseOption],
+                options: RevokeOptions.self,
                 run: revoke),
             CommandSpec(
                 path: ["sync", "rename"],
@@ -99,7 +113,7 @@ enum SyncCommands {
                             + "this device)", optional: true),
                     ArgumentSpec(name: "NAME", help: "the new name (one line, at most 64 bytes)"),
                 ],
-                options: [passphraseOption],
+                options: PassphraseOptions.self,
                 examples: ["sshelf sync rename laptop", "sshelf sync rename vm-3fa2 build-box"],
                 run: rename),
         ] + SyncConflictCommands.commands + [
@@ -112,10 +126,10 @@ enum SyncCommands {
 
     static let offHint = "turn it on with 'sshelf sync enable --folder PATH' or '--git URL'"
 
-    static func enable(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    static func enable(_ call: Call<EnableOptions>, _ context: AppContext) throws -> Int32 {
         let store = try context.store()
         let settings: SyncSettings
-        switch (call.value("folder"), call.value("git")) {
+        switch (call[\.folder], call[\.git]) {
         case (let folder?, nil):
             var path = SSHConfigReader.expandTilde(folder, home: context.homeDirectory)
             if !path.hasPrefix("/") { path = FileManager.default.currentDirectoryPath + "/" + path }
@@ -128,7 +142,7 @@ enum SyncCommands {
                     hint: ArgumentParser.usageHint(call.command))
             }
             settings = SyncSettings(transport: .git, location: url)
-        case (nil, nil) where call.flag("credentials"):
+        case (nil, nil) where call[\.credentials]:
             guard let current = try SyncSettings.load(from: store) else {
                 throw ShelfError(
                     .usage, "sync enable --credentials: sync is off", hint: "give --folder PATH or --git URL as well")
@@ -139,19 +153,20 @@ enum SyncCommands {
                 .usage, "sync enable: give exactly one of --folder PATH or --git URL",
                 hint: ArgumentParser.usageHint(call.command))
         }
-        if call.value("folder") != nil || call.value("git") != nil { try validate(settings) }
+        if call[\.folder] != nil || call[\.git] != nil { try validate(settings) }
         let vault = try VaultCommands.open(context, create: true)
         // Turning the credential track on is asked for before anything is saved: a refusal changes nothing.
-        let turningOn = try call.flag("credentials") && !SyncSettings.credentialsEnabled(store)
+        let turningOn = try call[\.credentials] && !SyncSettings.credentialsEnabled(store)
         if turningOn {
             do {
                 try SyncCredentialConsent.obtain(
-                    call, context, store: store, vault: vault, retry: "sshelf sync enable --credentials")
+                    SyncCredentialConsent.Given(call, \.consent), context, store: store, vault: vault,
+                    retry: "sshelf sync enable --credentials")
             } catch let refusal as SyncCredentialConsent.Refusal {
                 throw ShelfError(.usage, refusal.message + "; nothing was changed", hint: refusal.hint)
             }
         }
-        try unlock(call, vault, store)
+        try unlock(SecretInput(call, \.passphraseFD), vault, store, turningCredentialsOn: call[\.credentials])
         if try SyncSettings.load(from: store) != settings {
             try settings.save(to: store)
             if settings.transport == .git {
@@ -164,7 +179,7 @@ enum SyncCommands {
         if turningOn {
             try SyncSettings.setCredentials(true, store)
             context.print("credential sync on for this device: passwords and keys travel sealed to the group's devices")
-        } else if call.flag("credentials") {
+        } else if call[\.credentials] {
             context.print("credential sync was already on for this device")
         }
         // Sync is on now: that is what this command did (exit 0). The first run is a separate story, told as such.
@@ -200,19 +215,19 @@ enum SyncCommands {
         }
     }
 
-    static func invite(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    static func invite(_ call: Call<InviteOptions>, _ context: AppContext) throws -> Int32 {
         let store = try context.store()
         guard try SyncSettings.load(from: store) != nil else {
             throw ShelfError(.failure, "sync is off", hint: offHint)
         }
-        let lifetime = try parseDuration(call.value("expires") ?? "1h")
+        let lifetime = call[\.expires] ?? 3600
         guard try GroupInfo.isMember(store) else {
             throw ShelfError(
                 .failure, "this device is not an enrolled member of a sync group yet",
                 hint: "run 'sshelf sync now' (the first device creates the group) or join one with 'sshelf sync join'")
         }
         let vault = try VaultCommands.open(context, create: true)
-        try unlock(call, vault, store)
+        try unlock(SecretInput(call, \.passphraseFD), vault, store)
         let code = try GroupInfo.createInvite(store: store, vault: vault, lifetime: lifetime)
         let result = runSync(context, store, vault)
         let status = report(result, context)
@@ -232,7 +247,7 @@ enum SyncCommands {
         return status
     }
 
-    static func join(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    static func join(_ call: Call<JoinOptions>, _ context: AppContext) throws -> Int32 {
         let store = try context.store()
         guard try SyncSettings.load(from: store) != nil else {
             throw ShelfError(
@@ -248,7 +263,7 @@ enum SyncCommands {
                     + "group is refused, and a code for another group makes this device leave this one (its local "
                     + "data stays)")
         }
-        let typed = try SecretInput(call, option: "code-fd").read(prompt: "Invite code: ")
+        let typed = try SecretInput(call, \.codeFD).read(prompt: "Invite code: ")
         let text = typed.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
         let code: InviteCode
         switch InviteCode.parse(text) {
@@ -271,7 +286,7 @@ enum SyncCommands {
                 hint: "check it character by character; nothing was written")
         }
         let vault = try VaultCommands.open(context, create: true)
-        try unlock(call, vault, store)
+        try unlock(SecretInput(call, \.passphraseFD), vault, store)
         // A choice made with 'sync enable --credentials' before the join stands: the join does not ask again.
         let consented = try SyncSettings.credentialsEnabled(store)
         let joined: Join.Result
@@ -293,7 +308,8 @@ enum SyncCommands {
             // The invite turned the track on; it stays on only once the user agreed to what that means here.
             do {
                 try SyncCredentialConsent.obtain(
-                    call, context, store: store, vault: vault, retry: "sshelf sync enable --credentials")
+                    SyncCredentialConsent.Given(call, \.consent), context, store: store, vault: vault,
+                    retry: "sshelf sync enable --credentials")
                 context.print(
                     "credential sync on for this device: passwords and keys travel sealed to the group's devices")
             } catch let refusal as SyncCredentialConsent.Refusal {
@@ -316,7 +332,7 @@ enum SyncCommands {
         return report(result, context)
     }
 
-    static func now(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    static func now(_ call: Call<PassphraseOptions>, _ context: AppContext) throws -> Int32 {
         let store = try context.store()
         guard try SyncSettings.load(from: store) != nil else {
             throw ShelfError(.failure, "sync is off", hint: offHint)
@@ -328,11 +344,11 @@ enum SyncCommands {
             _ = SyncRun.run(context.workspace, store: store)
             throw error
         }
-        try unlock(call, vault, store)
+        try unlock(SecretInput(call, \.passphraseFD), vault, store)
         return report(runSync(context, store, vault), context)
     }
 
-    static func revoke(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    static func revoke(_ call: Call<RevokeOptions>, _ context: AppContext) throws -> Int32 {
         let store = try context.store()
         guard try SyncSettings.load(from: store) != nil else {
             throw ShelfError(.failure, "sync is off", hint: offHint)
@@ -341,9 +357,9 @@ enum SyncCommands {
         guard target.uuidString.lowercased() != (try store.deviceID) else {
             throw ShelfError(.usage, "a device cannot revoke itself", hint: "revoke it from another enrolled device")
         }
-        try SyncRevokeConfirm.obtain(call, context, target: target, store: store)
+        try SyncRevokeConfirm.obtain(yes: call[\.yes], context, target: target, store: store)
         let vault = try VaultCommands.open(context, create: true)
-        try unlock(call, vault, store)
+        try unlock(SecretInput(call, \.passphraseFD), vault, store)
         let result = SyncRun.run(context.workspace, store: store, vault: vault, revoke: target)
         let revoked = try GroupInfo.devices(store).first { $0.id == target.uuidString.lowercased() }?.revokedAt != nil
         guard revoked else {
@@ -375,7 +391,7 @@ enum SyncCommands {
         }
     }
 
-    static func rename(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    static func rename(_ call: Call<PassphraseOptions>, _ context: AppContext) throws -> Int32 {
         let store = try context.store()
         guard try SyncSettings.load(from: store) != nil else {
             throw ShelfError(.failure, "sync is off", hint: offHint)
@@ -388,7 +404,7 @@ enum SyncCommands {
                 try device($0, in: store, command: "sshelf sync rename", rest: " \(Display.safe(name))")
             }
         let vault = try VaultCommands.open(context, create: true)
-        try unlock(call, vault, store)
+        try unlock(SecretInput(call, \.passphraseFD), vault, store)
         let former: String
         do {
             former = try GroupInfo.rename(target, to: name, store: store, vault: vault)
@@ -415,14 +431,16 @@ enum SyncCommands {
     /// that is locked: sync's own keys, and with the credential track on (or being turned on) every class credentials
     /// travel in — the ones items move from included, so the track is not paused in a terminal that could have asked.
     /// Without either the run reports the locked vault.
-    static func unlock(_ call: Invocation, _ vault: Vault, _ store: Store) throws {
+    static func unlock(
+        _ input: SecretInput, _ vault: Vault, _ store: Store, turningCredentialsOn: Bool = false
+    ) throws {
         var classes: Set<AccessibilityClass> = [.afterFirstUnlockThisDeviceOnly]
-        if try call.flag("credentials") || SyncSettings.credentialsEnabled(store) {
+        if try turningCredentialsOn || SyncSettings.credentialsEnabled(store) {
             classes.formUnion(AccessibilityClass.allCases.filter(\.mayLeaveDevice))
             // A vault whose item list cannot be read is the run's to report (as its fallback reason), not this.
             classes.formUnion((try? CredentialSyncPlan.make(vault: vault, store: store))?.moves.map(\.stored) ?? [])
         }
-        if call.value("passphrase-fd") == nil {
+        if input.fd == nil {
             let tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
             guard tty >= 0 else { return }
             close(tty)
@@ -430,25 +448,7 @@ enum SyncCommands {
             // A script that gives the passphrase gives it for everything a sync may read.
             classes.formUnion(AccessibilityClass.allCases.filter(\.mayLeaveDevice))
         }
-        try VaultCommands.unlockIfNeeded(vault, for: classes, try SecretInput(call, option: "passphrase-fd"))
-    }
-
-    /// "30m", "1h", "2d", "90s" or plain seconds; between a minute and a week.
-    static func parseDuration(_ text: String) throws -> TimeInterval {
-        let units: [Character: TimeInterval] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
-        let trimmed = text.trimmingSpaces().lowercased()
-        var value: TimeInterval?
-        if let unit = trimmed.last, let scale = units[unit], let number = Double(trimmed.dropLast()) {
-            value = number * scale
-        } else if let number = Double(trimmed) {
-            value = number
-        }
-        guard let seconds = value, seconds.isFinite, seconds >= 60, seconds <= 7 * 86_400 else {
-            throw ShelfError(
-                .invalid, "--expires: '\(Display.safe(text))' is not a duration between 1m and 7d",
-                hint: "e.g. --expires 30m, 1h or 2d")
-        }
-        return seconds
+        try VaultCommands.unlockIfNeeded(vault, for: classes, input)
     }
 
     /// Prints a run's outcome; exit 1 when sync fell back to the local store. The `first` run of `sync enable` is told
@@ -499,13 +499,13 @@ enum SyncCommands {
         "\(count) merge conflict\(count == 1 ? "" : "s") to look at: 'sshelf sync conflicts'"
     }
 
-    static func status(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    static func status(_ call: Call<JSONOptions>, _ context: AppContext) throws -> Int32 {
         let store = try context.store()
         let settings = try SyncSettings.load(from: store)
         var last = SyncRunner.lastReport(context.locations)
         if settings == nil { last = SyncReport(state: .off, at: Date()) }
         let conflicts = try store.unseenConflictCount()
-        if call.flag("json") {
+        if call[\.json] {
             struct View: Encodable {
                 var state: String
                 var transport: String?
@@ -554,13 +554,13 @@ enum SyncCommands {
         return 0
     }
 
-    static func devices(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    static func devices(_ call: Call<JSONOptions>, _ context: AppContext) throws -> Int32 {
         let store = try context.store()
         guard try SyncSettings.load(from: store) != nil else {
             throw ShelfError(.failure, "sync is off", hint: offHint)
         }
         let devices = try GroupInfo.devices(store)
-        if call.flag("json") {
+        if call[\.json] {
             context.print(try JSONOutput.encode(devices))
             return 0
         }

@@ -21,10 +21,7 @@ enum SyncConflictCommands {
                 + "takes the other value. Every device lists the same conflicts in the same states: a settled one "
                 + "shows which device settled it and how, and is no longer offered; one two devices settled "
                 + "differently shows disputed, both choices named, until it is settled again.",
-            options: [
-                .flag("json", "print JSON for scripts (full values)"), .flag("seen", "mark every conflict seen"),
-            ],
-            run: list),
+            options: ListOptions.self, run: list),
         CommandSpec(
             path: ["sync", "conflicts", "resolve"],
             summary: "settle a merge conflict: take the other value, or keep the kept one",
@@ -34,20 +31,31 @@ enum SyncConflictCommands {
                 + "every device shows. A deletion is final: a conflict with a deleted record cannot take the other "
                 + "side.",
             arguments: [ArgumentSpec(name: "ID", help: "the conflict's number from 'sshelf sync conflicts'")],
-            options: [.value("take", "SIDE", "other (the value the merge did not keep) or kept")],
+            options: ResolveOptions.self,
             examples: ["sshelf sync conflicts resolve 3 --take other"],
             run: resolve),
     ]
 
-    static func list(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    struct ListOptions: CommandOptions {
+        let json = Flag("json", "print JSON for scripts (full values)")
+        let seen = Flag("seen", "mark every conflict seen")
+    }
+
+    struct ResolveOptions: CommandOptions {
+        let take = Option(
+            "take", .choice([("other", Store.ConflictSide.other), ("kept", .kept)], placeholder: "SIDE"),
+            completion: OptionSpec.Completion.none, "other (the value the merge did not keep) or kept")
+    }
+
+    static func list(_ call: Call<ListOptions>, _ context: AppContext) throws -> Int32 {
         let store = try context.store()
-        if call.flag("seen") {
+        if call[\.seen] {
             let marked = try SyncRunner.markConflictsSeen(store: store, locations: context.locations)
             context.print("\(marked) conflict\(marked == 1 ? "" : "s") marked seen")
             return 0
         }
         let all = try store.conflicts()
-        if call.flag("json") {
+        if call[\.json] {
             context.print(try JSONOutput.encode(all))
             return 0
         }
@@ -76,7 +84,7 @@ enum SyncConflictCommands {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    static func resolve(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    static func resolve(_ call: Call<ResolveOptions>, _ context: AppContext) throws -> Int32 {
         let store = try context.store()
         let text = call.argument(0) ?? ""
         guard let id = Int(text), id > 0 else {
@@ -84,7 +92,7 @@ enum SyncConflictCommands {
                 .usage, "'\(Display.safe(text))' is not a conflict number",
                 hint: "see the numbers in 'sshelf sync conflicts'")
         }
-        guard let sideText = call.value("take"), let side = Store.ConflictSide(rawValue: sideText) else {
+        guard let side = call[\.take] else {
             throw ShelfError(
                 .usage, "say which value to take: --take other or --take kept",
                 hint: ArgumentParser.usageHint(call.command))

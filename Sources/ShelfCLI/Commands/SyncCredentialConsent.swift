@@ -12,10 +12,24 @@ import ShelfSync
 import ShelfVault
 
 enum SyncCredentialConsent {
-    static let yesOption = OptionSpec.flag("yes", "move the listed items to syncable classes without asking")
-    static let acceptOption = OptionSpec.flag(
-        "accept-no-passphrase", "sync credentials into a vault with no passphrase (they open with the device key alone)"
-    )
+    /// The flags that answer the questions ahead of time, for scripts.
+    struct Options: CommandOptions {
+        let yes = Flag("yes", "move the listed items to syncable classes without asking")
+        let acceptNoPassphrase = Flag(
+            "accept-no-passphrase",
+            "sync credentials into a vault with no passphrase (they open with the device key alone)")
+    }
+
+    /// What the command line answered already: `--yes`, `--accept-no-passphrase`.
+    struct Given {
+        var yes: Bool
+        var acceptNoPassphrase: Bool
+
+        init<O>(_ call: Call<O>, _ group: KeyPath<O, Options>) {
+            yes = call[group.appending(path: \.yes)]
+            acceptNoPassphrase = call[group.appending(path: \.acceptNoPassphrase)]
+        }
+    }
 
     /// Why the track was not turned on: what is wrong and what to do; the caller decides whether that is an error
     /// and says what it left as it was.
@@ -28,8 +42,8 @@ enum SyncCredentialConsent {
 
     /// Asks for everything turning the track on needs; throws a Refusal when the user did not agree (or could not
     /// be asked). Prints the listing.
-    static func obtain(_ call: Invocation, _ context: AppContext, store: Store, vault: Vault, retry: String) throws {
-        if !vault.hasPassphrase && !call.flag("accept-no-passphrase") {
+    static func obtain(_ given: Given, _ context: AppContext, store: Store, vault: Vault, retry: String) throws {
+        if !vault.hasPassphrase && !given.acceptNoPassphrase {
             let risk =
                 "this vault has no passphrase: the passwords and keys credential sync brings to this device would "
                 + "open with its device key alone (anyone with a copy of your files could read them; 'sshelf vault "
@@ -48,7 +62,7 @@ enum SyncCredentialConsent {
         }
         let plan = try CredentialSyncPlan.make(vault: vault, store: store)
         context.output(listing(plan, store: store))
-        guard !plan.moves.isEmpty, !call.flag("yes") else { return }
+        guard !plan.moves.isEmpty, !given.yes else { return }
         let count = "\(plan.moves.count) item\(plan.moves.count == 1 ? "" : "s")"
         guard let tty = TTY.open() else {
             throw Refusal(

@@ -11,7 +11,7 @@ import ShelfSync
 
 enum SyncRevokeConfirm {
     /// Prints what revoking `target` means; throws unless the user typed its name (or gave --yes).
-    static func obtain(_ call: Invocation, _ context: AppContext, target: UUID, store: Store) throws {
+    static func obtain(yes: Bool, _ context: AppContext, target: UUID, store: Store) throws {
         let id = target.uuidString.lowercased()
         let name = try GroupInfo.devices(store).first { $0.id == id }?.name ?? String(id.prefix(8))
         let shown = "\(Display.safe(name)) (\(id.prefix(8)))"
@@ -25,7 +25,7 @@ enum SyncRevokeConfirm {
                 + (credentials
                     ? ", and the passwords and keys credential sync brought it — change those where they matter."
                     : "."))
-        guard !call.flag("yes") else { return }
+        guard !yes else { return }
         guard isatty(0) == 1, let tty = TTY.open() else {
             throw ShelfError(
                 .usage, "sync revoke needs a confirmation, and there is no terminal to ask on; nothing was revoked",

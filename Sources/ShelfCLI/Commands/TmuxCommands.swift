@@ -45,10 +45,7 @@ enum TmuxCommands {
                 display-popup -E "sshelf tmux broadcast on --window '#{window_id}'".
                 """,
             arguments: [ArgumentSpec(name: "on|off", help: "turn broadcast on or off")],
-            options: [
-                .value("window", "ID", "the tmux window (@N, as #{window_id}; default: this terminal's)"),
-                SSHCommands.passphraseOption,
-            ],
+            options: BroadcastOptions.self,
             examples: ["sshelf tmux broadcast on", "sshelf tmux broadcast off --window @3"], run: broadcast),
     ]
 
@@ -91,13 +88,18 @@ enum TmuxCommands {
         return 0
     }
 
-    static func broadcast(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    struct BroadcastOptions: CommandOptions {
+        let window = Option("window", .text("ID"), "the tmux window (@N, as #{window_id}; default: this terminal's)")
+        let passphraseFD = LoginPassphraseOption.passphraseFD
+    }
+
+    static func broadcast(_ call: Call<BroadcastOptions>, _ context: AppContext) throws -> Int32 {
         let word = call.arguments[0]
         guard word == "on" || word == "off" else {
             throw ShelfError(.usage, "tmux broadcast: '\(Display.safe(word))' is neither on nor off")
         }
         let tmux = try tmux(context)
-        let window = try tmux.window(call.value("window"))
+        let window = try tmux.window(call[\.window])
         guard let hosts = try tmux.hosts(window: window) else {
             throw ShelfError(
                 .usage, "tmux window \(Display.safe(window)) is not one sshelf opened for several hosts",
@@ -124,7 +126,7 @@ enum TmuxCommands {
                     .usage, "not confirmed; broadcast stays off", hint: "type the number of hosts at the question")
             }
         }
-        let input = try SecretInput(call, option: "passphrase-fd")
+        let input = SecretInput(call, \.passphraseFD)
         let vault = try FleetLog.prepare(context.workspace, what: "broadcast") {
             guard input.fd != nil || isatty(0) == 1 else { return nil }
             return try? input.read(prompt: "Vault passphrase: ")

@@ -10,11 +10,24 @@ import ShelfSystem
 import ShelfVault
 
 enum VaultCommands {
-    static let passphraseFD = OptionSpec.value(
-        "passphrase-fd", "N",
+    /// `--passphrase-fd N` of the commands that open the vault for its own sake.
+    static let passphraseFD = Option(
+        "passphrase-fd", .descriptor,
         "read the vault passphrase (then any further passphrases, one per line) from descriptor N "
             + "instead of the terminal")
-    static let json = OptionSpec.flag("json", "print JSON for scripts")
+
+    struct PassphraseOptions: CommandOptions { let passphraseFD = VaultCommands.passphraseFD }
+
+    struct PasswdOptions: CommandOptions {
+        let passphraseFD = VaultCommands.passphraseFD
+        let remove = Flag("remove", "remove the passphrase")
+        let yes = Flag("yes", "confirm destroying whenPasscodeSetThisDeviceOnly items without asking")
+    }
+
+    struct SetPasswordOptions: CommandOptions {
+        let secretFD = Option("secret-fd", .descriptor, "read the password from descriptor N instead of the terminal")
+        let passphraseFD = VaultCommands.passphraseFD
+    }
 
     static let commands: [CommandSpec] = [
         CommandSpec(
@@ -24,7 +37,7 @@ enum VaultCommands {
             run: initVault),
         CommandSpec(
             path: ["vault", "status"], summary: "show the passphrase, the session (time left) and what is readable now",
-            options: [json], run: status),
+            options: JSONOptions.self, run: status),
         CommandSpec(
             path: ["vault", "unlock"], summary: "unlock the vault for every sshelf process of this login",
             details: "Starts the vault session of this login: every sshelf process of yours (the TUI, exec, connect, "
@@ -32,7 +45,7 @@ enum VaultCommands {
                 + "timeout (15 min without use; SSHELF_VAULT_IDLE_SECONDS), and afterFirstUnlock items until reboot, "
                 + "logout or 'sshelf vault lock'. The class keys stay in the kernel user keyring, never in a file. "
                 + "Where the keyring is unavailable, nothing outlives this command.",
-            options: [passphraseFD], run: unlock),
+            options: PassphraseOptions.self, run: unlock),
         CommandSpec(
             path: ["vault", "lock"],
             summary: "lock the vault for every sshelf process (wipes the keyring's class keys)", run: lock),
@@ -40,15 +53,11 @@ enum VaultCommands {
             path: ["vault", "passwd"], summary: "set, change or remove the vault passphrase",
             details: "Only the class keys are re-wrapped. --remove destroys every whenPasscodeSetThisDeviceOnly item, "
                 + "after confirmation (or --yes).",
-            options: [
-                passphraseFD, .flag("remove", "remove the passphrase"),
-                .flag("yes", "confirm destroying whenPasscodeSetThisDeviceOnly items without asking"),
-            ],
-            run: passwd),
+            options: PasswdOptions.self, run: passwd),
         CommandSpec(
             path: ["vault", "list"],
             summary: "list stored items: key, family, class, the host or identity each is for (never values)",
-            options: [json], run: list),
+            options: JSONOptions.self, run: list),
         CommandSpec(
             path: ["vault", "rm"], summary: "delete one stored item",
             arguments: [ArgumentSpec(name: "KEY", help: "reference key, e.g. host.<uuid>.password")], run: remove),
@@ -58,20 +67,20 @@ enum VaultCommands {
                 "Checks: no passphrase, weak stretching, loose file permissions, always-class items, credentials of "
                 + "autostarting hosts kept whenUnlocked, syncable items while credential sync is off. Exit code 4 "
                 + "when anything is found.",
-            options: [json], run: audit),
+            options: JSONOptions.self, run: audit),
         CommandSpec(
             path: ["vault", "export"], summary: "write items that may leave this device, under an export passphrase",
             details:
                 "…ThisDeviceOnly items are never exported. With --passphrase-fd the lines are: the vault passphrase "
                 + "(only when one is set), then the export passphrase.",
             arguments: [ArgumentSpec(name: "FILE", help: "file to create (0600)", completion: .file)],
-            options: [passphraseFD], run: export),
+            options: PassphraseOptions.self, run: export),
         CommandSpec(
             path: ["vault", "import"], summary: "restore items from a vault export",
             details: "With --passphrase-fd the lines are: the export passphrase, then the vault passphrase (only "
                 + "when needed).",
             arguments: [ArgumentSpec(name: "FILE", help: "a file written by 'sshelf vault export'", completion: .file)],
-            options: [passphraseFD], run: importFile),
+            options: PassphraseOptions.self, run: importFile),
         CommandSpec(
             path: ["vault", "set-password"], summary: "store a host's password in the vault",
             details: "The class follows when the password is read: whenUnlockedThisDeviceOnly, or "
@@ -82,9 +91,7 @@ enum VaultCommands {
                     name: "HOST", help: "host name (NAME@ID when several hosts share it, or an id prefix)",
                     completion: .host)
             ],
-            options: [
-                .value("secret-fd", "N", "read the password from descriptor N instead of the terminal"), passphraseFD,
-            ],
+            options: SetPasswordOptions.self,
             examples: ["sshelf vault set-password web1 --secret-fd 3 3<password.txt"], run: setPassword),
         CommandSpec(
             path: ["vault", "set-class"], summary: "move a stored item to another accessibility class",
@@ -100,7 +107,7 @@ enum VaultCommands {
                     name: "CLASS", help: "the new class",
                     completion: .words(AccessibilityClass.writable.map(\.rawValue))),
             ],
-            options: [passphraseFD],
+            options: PassphraseOptions.self,
             examples: ["sshelf vault set-class identity.3fa2c1d0-….privkey afterFirstUnlockThisDeviceOnly"],
             run: setClass),
         VaultVerifyCommand.command,
@@ -154,10 +161,10 @@ enum VaultCommands {
         return 0
     }
 
-    static func status(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    static func status(_ call: Call<JSONOptions>, _ context: AppContext) throws -> Int32 {
         let vault = try open(context, create: false)
         let status = try attempt { () throws(VaultError) in try vault.status() }
-        if call.flag("json") {
+        if call[\.json] {
             context.print(try JSONOutput.encode(status))
             return 0
         }
@@ -180,7 +187,7 @@ enum VaultCommands {
         return 0
     }
 
-    static func unlock(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    static func unlock(_ call: Call<PassphraseOptions>, _ context: AppContext) throws -> Int32 {
         let vault = try open(context, create: false)
         guard vault.hasPassphrase else {
             context.print("the vault has no passphrase: every item opens with the device key alone; nothing to unlock")
@@ -188,7 +195,7 @@ enum VaultCommands {
         }
         // The TUI's rule: three tries (from a descriptor, its next lines), the agent's back-off between them. An
         // empty line (or the end of the descriptor's) is nothing more given.
-        let input = try SecretInput(call, option: "passphrase-fd")
+        let input = SecretInput(call, \.passphraseFD)
         var unread: Error?
         let outcome = PassphraseTries.unlock(vault) { question in
             do {
@@ -231,12 +238,12 @@ enum VaultCommands {
         return 0
     }
 
-    static func passwd(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    static func passwd(_ call: Call<PasswdOptions>, _ context: AppContext) throws -> Int32 {
         let vault = try open(context, create: true)
-        let input = try SecretInput(call, option: "passphrase-fd")
+        let input = SecretInput(call, \.passphraseFD)
         let had = vault.hasPassphrase
         let current = had ? try input.read(prompt: "Current vault passphrase: ") : nil
-        if call.flag("remove") {
+        if call[\.remove] {
             guard let current else {
                 context.print("the vault has no passphrase; nothing to remove")
                 return 0
@@ -244,7 +251,7 @@ enum VaultCommands {
             try attempt { () throws(VaultError) in try vault.unlock(passphrase: current) }
             let doomed = try attempt { () throws(VaultError) in try vault.items() }
                 .filter { $0.knownClass == .whenPasscodeSetThisDeviceOnly }
-            if !doomed.isEmpty && !call.flag("yes") {
+            if !doomed.isEmpty && !call[\.yes] {
                 guard input.fd == nil else {
                     throw ShelfError(
                         .usage,
@@ -268,12 +275,12 @@ enum VaultCommands {
         return 0
     }
 
-    static func list(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    static func list(_ call: Call<JSONOptions>, _ context: AppContext) throws -> Int32 {
         let vault = try open(context, create: false)
         let items = try attempt { () throws(VaultError) in try vault.items() }
         let store = FileManager.default.fileExists(atPath: context.locations.store) ? try context.store() : nil
         let names = try VaultItemNames(store)
-        if call.flag("json") {
+        if call[\.json] {
             context.print(try JSONOutput.encode(items.map { VaultItemNames.Listed($0, name: names.name(of: $0.key)) }))
         } else if items.isEmpty {
             context.errorOutput("the vault holds no items\n")
@@ -303,10 +310,10 @@ enum VaultCommands {
         return 0
     }
 
-    static func audit(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    static func audit(_ call: Call<JSONOptions>, _ context: AppContext) throws -> Int32 {
         let store = FileManager.default.fileExists(atPath: context.locations.store) ? try context.store() : nil
         let findings = try CredentialOperations.audit(context.workspace, store: store)
-        if call.flag("json") {
+        if call[\.json] {
             context.print(try JSONOutput.encode(findings))
         } else if findings.isEmpty {
             context.print("no problems found")
@@ -316,10 +323,10 @@ enum VaultCommands {
         return findings.isEmpty ? 0 : 4
     }
 
-    static func export(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    static func export(_ call: Call<PassphraseOptions>, _ context: AppContext) throws -> Int32 {
         let path = call.arguments[0]
         let vault = try open(context, create: false)
-        let input = try SecretInput(call, option: "passphrase-fd")
+        let input = SecretInput(call, \.passphraseFD)
         try unlockIfNeeded(vault, for: Set(AccessibilityClass.writable.filter(\.mayLeaveDevice)), input)
         let passphrase = try input.readNew(prompt: "Export passphrase: ", confirm: "Repeat the export passphrase: ")
         let exported = try attempt { () throws(VaultError) in
@@ -336,14 +343,14 @@ enum VaultCommands {
         return 0
     }
 
-    static func importFile(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    static func importFile(_ call: Call<PassphraseOptions>, _ context: AppContext) throws -> Int32 {
         let path = call.arguments[0]
         let data: [UInt8]
         do { data = try RegularFile.read(path) } catch {
             throw ShelfError(error.kind == .missing ? .notFound : .invalid, Display.safe(error.description))
         }
         let vault = try open(context, create: true)
-        let input = try SecretInput(call, option: "passphrase-fd")
+        let input = SecretInput(call, \.passphraseFD)
         let passphrase = try input.read(prompt: "Export passphrase: ")
         try unlockIfNeeded(vault, for: Set(AccessibilityClass.writable.filter(\.mayLeaveDevice)), input)
         let count = try attempt { () throws(VaultError) in try vault.importExport(data, passphrase: passphrase) }
@@ -351,11 +358,11 @@ enum VaultCommands {
         return 0
     }
 
-    static func setPassword(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    static func setPassword(_ call: Call<SetPasswordOptions>, _ context: AppContext) throws -> Int32 {
         let store = try context.store()
         let host = try Resolve.host(call.arguments[0], in: store)
-        let vaultInput = try SecretInput(call, option: "passphrase-fd")
-        let secretInput = try SecretInput(call, option: "secret-fd")
+        let vaultInput = SecretInput(call, \.passphraseFD)
+        let secretInput = SecretInput(call, \.secretFD)
         let accessibility = try CredentialOperations.storeHostPassword(
             host.id, workspace: context.workspace, store: store,
             vaultPassphrase: { try vaultInput.read(prompt: "Vault passphrase: ") },
@@ -364,7 +371,7 @@ enum VaultCommands {
         return 0
     }
 
-    static func setClass(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    static func setClass(_ call: Call<PassphraseOptions>, _ context: AppContext) throws -> Int32 {
         guard let key = ReferenceKey(call.arguments[0]) else {
             throw ShelfError(
                 .invalid, "'\(Display.safe(call.arguments[0]))' is not a vault key", hint: "see 'sshelf vault list'")
@@ -375,7 +382,7 @@ enum VaultCommands {
                 hint: "one of: \(AccessibilityClass.writable.map(\.rawValue).joined(separator: ", "))")
         }
         let store = FileManager.default.fileExists(atPath: context.locations.store) ? try context.store() : nil
-        let input = try SecretInput(call, option: "passphrase-fd")
+        let input = SecretInput(call, \.passphraseFD)
         let change = try CredentialOperations.setClass(
             key, to: target, workspace: context.workspace, store: store,
             vaultPassphrase: { try input.read(prompt: "Vault passphrase: ") })

@@ -16,18 +16,9 @@ struct SecretInput {
     /// Longest line accepted as a password or passphrase.
     static let maximumLine = 4096
 
-    init(_ call: Invocation, option: String) throws {
-        self.option = option
-        guard let text = call.value(option) else {
-            fd = nil
-            return
-        }
-        guard let number = Int32(text), number >= 0, fcntl(number, F_GETFD) != -1 else {
-            throw ShelfError(
-                .invalid, "--\(option): '\(Display.safe(text))' is not an open file descriptor",
-                hint: "e.g. --\(option) 3 with 3<file in the shell")
-        }
-        fd = number
+    /// From the descriptor `key` names, parsed and checked open (`ValueKind.descriptor`); not given: the terminal.
+    init<O>(_ call: Call<O>, _ key: KeyPath<O, Option<Int32>>) {
+        self.init(fd: call[key], option: call.spec(key).name)
     }
 
     /// One line (without its newline). From a descriptor, successive calls read successive lines.

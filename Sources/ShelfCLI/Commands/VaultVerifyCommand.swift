@@ -12,16 +12,18 @@ enum VaultVerifyCommand {
         details:
             "Items of a locked class are counted as locked, not as damaged; give the passphrase to check them too. "
             + "Exit code 4 when an item fails its integrity check.",
-        options: [
-            .value("passphrase-fd", "N", "read the vault passphrase from file descriptor N instead of the terminal")
-        ],
-        run: verify)
+        options: Options.self, run: verify)
 
-    static func verify(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    struct Options: CommandOptions {
+        let passphraseFD = Option(
+            "passphrase-fd", .descriptor, "read the vault passphrase from file descriptor N instead of the terminal")
+    }
+
+    static func verify(_ call: Call<Options>, _ context: AppContext) throws -> Int32 {
         let vault = try VaultCommands.open(context, create: false)
-        if call.value("passphrase-fd") != nil {
+        if call[\.passphraseFD] != nil {
             try VaultCommands.unlockIfNeeded(
-                vault, for: Set(AccessibilityClass.allCases), try SecretInput(call, option: "passphrase-fd"))
+                vault, for: Set(AccessibilityClass.allCases), SecretInput(call, \.passphraseFD))
         }
         let items = try VaultCommands.attempt { () throws(VaultError) in try vault.items() }
         var intact = 0, locked = 0

@@ -26,18 +26,14 @@ enum WarmCommands {
                     name: "NAME", help: "host name (NAME@ID when several hosts share it, or an id prefix)",
                     completion: .host)
             ],
-            options: [
-                .value("idle", "SECONDS", "exit after this long without a request (default 600)"),
-                .value("ready-fd", "N", "write 'ready' (or the login error) to descriptor N, then close it"),
-                .value("timeout", "SECONDS", "connect timeout per address (default 10)"),
-            ],
+            options: ServeOptions.self,
             examples: ["sshelf warm serve prod-db --idle 60"],
             run: serve),
         CommandSpec(
             path: ["warm", "list"], summary: "list the warm sessions running: host, keeper pid, since when",
             details: "Each keeper is asked over its socket (its pid comes from the connection, so a session listed is "
                 + "one that answers); a socket nobody answers is removed.",
-            options: [.flag("json", "print JSON for scripts")],
+            options: JSONOptions.self,
             examples: ["sshelf warm list"],
             run: list),
         CommandSpec(
@@ -51,26 +47,30 @@ enum WarmCommands {
             run: stop),
     ]
 
-    static func serve(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    /// How long a warm session waits for a request before it ends: 1 second to a day.
+    static let idle = ValueKind<Int>.seconds(1...86_400)
+
+    struct ServeOptions: CommandOptions {
+        let idle = Option("idle", WarmCommands.idle, "exit after this long without a request (default \(defaultIdle))")
+        let readyFD = Option(
+            "ready-fd", .descriptor, "write 'ready' (or the login error) to descriptor N, then close it")
+        let timeout = SSHCommands.timeout
+    }
+
+    static func serve(_ call: Call<ServeOptions>, _ context: AppContext) throws -> Int32 {
         let (plan, store) = try SSHCommands.plan(for: call.arguments[0], context)
-        let options = try SSHCommands.connectOptions(call, context)
-        let idle = try idleSeconds(call.value("idle"), option: "--idle")
-        var ready: Int32? = nil
-        if let text = call.value("ready-fd") {
-            guard let fd = Int32(text), fd >= 0, fcntl(fd, F_GETFD) != -1 else {
-                throw ShelfError(.invalid, "--ready-fd: '\(Display.safe(text))' is not an open file descriptor")
-            }
-            ready = fd
-        }
+        let options = SSHCommands.connectOptions(timeout: call[\.timeout], context)
+        let idle = call[\.idle] ?? defaultIdle
+        let ready = call[\.readyFD]
         return try WarmKeeper.serve(plan, store: store, options: options, idle: idle, ready: ready, context: context)
     }
 
-    static func list(_ call: Invocation, _ context: AppContext) throws -> Int32 {
+    static func list(_ call: Call<JSONOptions>, _ context: AppContext) throws -> Int32 {
         let found = WarmListing.entries(context.locations)
         let named = try context.store().read { store in try found.map { ($0, try store.host(id: $0.hostID)) } }
             .sorted { ($0.1?.name ?? "~", $0.0.hostID.uuidString) < ($1.1?.name ?? "~", $1.0.hostID.uuidString) }
         let entries = named.map(\.0), hosts = named.map(\.1)
-        if call.flag("json") {
+        if call[\.json] {
             let objects = zip(entries, hosts).map { entry, host in
                 WarmJSON(
                     host: host?.name, hostID: entry.hostID.uuidString.lowercased(), destination: host?.destination,
@@ -110,13 +110,5 @@ enum WarmCommands {
         let count = WarmClient.stop(host: host, context: context)
         context.print("stopped \(count) warm session\(count == 1 ? "" : "s")")
         return 0
-    }
-
-    static func idleSeconds(_ text: String?, option: String) throws -> Int {
-        guard let text else { return defaultIdle }
-        guard let value = Int(text), value > 0, value <= 86_400 else {
-            throw ShelfError(.invalid, "\(option): '\(Display.safe(text))' is not a number of seconds (1-86400)")
-        }
-        return value
     }
 }

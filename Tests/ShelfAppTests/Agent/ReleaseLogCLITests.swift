@@ -123,7 +123,7 @@ final class ReleaseLogCLITests: XCTestCase {
         XCTAssertExit(try home.run("log", "--since", "2h"), 0)
         XCTAssertExit(try home.run("log", "--since", "2025-01-31T08:00"), 0)
         let bad = try home.run("log", "--since", "yesterday")
-        XCTAssertEqual(bad.status, 2)
+        XCTAssertEqual(bad.status, 4)
         XCTAssertTrue(bad.stderr.contains("hint: e.g. --since"), bad.stderr)
     }
 }

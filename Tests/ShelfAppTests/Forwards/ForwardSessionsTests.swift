@@ -24,12 +24,25 @@ final class ForwardSessionsTests: XCTestCase {
         XCTAssertTrue(line.split(separator: " ").contains("4"), String(line))
 
         for (value, message) in [
-            ("0", "sessions must be 1 to 16, not 0"), ("17", "sessions must be 1 to 16, not 17"),
-            ("four", "--sessions takes a number of SSH sessions, not 'four'"),
+            (
+                "0",
+                "sshelf: error: --sessions: '0' is not a whole number from 1 to 16\n"
+                    + "sshelf: hint: e.g. --sessions 4\n"
+            ),
+            (
+                "17",
+                "sshelf: error: --sessions: '17' is not a whole number from 1 to 16\n"
+                    + "sshelf: hint: e.g. --sessions 4\n"
+            ),
+            (
+                "four",
+                "sshelf: error: --sessions: 'four' is not a whole number from 1 to 16\n"
+                    + "sshelf: hint: e.g. --sessions 4\n"
+            ),
         ] {
             let refused = try home.run("forward", "add", "db", "-L", "9001:localhost:9001", "--sessions", value)
-            XCTAssertNotEqual(refused.status, 0)
-            XCTAssertTrue(refused.stderr.contains(message), refused.stderr)
+            XCTAssertExit(refused, 4)
+            XCTAssertEqual(refused.stderr, message)
         }
         let remote = try home.run("forward", "add", "db", "-R", "9002:localhost:9002", "--sessions", "2")
         XCTAssertNotEqual(remote.status, 0)

@@ -34,8 +34,11 @@ final class RecordSettingTests: XCTestCase {
         XCTAssertExit(try home.run("add", "db", "--host", "db.example"), 0)
         let refused = try home.run("edit", "db", "--record", "maybe")
         XCTAssertExit(refused, 4)
-        XCTAssertTrue(
-            refused.stderr.contains("'maybe' is not a recording setting: use off, on, ask, or group"), refused.stderr)
+        XCTAssertEqual(
+            refused.stderr,
+            "sshelf: error: --record: unknown value 'maybe'\n"
+                + "sshelf: hint: one of: off, on, ask, or group (as its group)\n"
+        )
         let group = try home.run("group", "edit", "nowhere", "--record", "on")
         XCTAssertNotEqual(group.status, 0)
         XCTAssertExit(try home.run("group", "add", "prod"), 0)
