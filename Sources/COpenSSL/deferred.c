@@ -151,12 +151,24 @@ int EVP_DecryptUpdate(EVP_CIPHER_CTX * a0, unsigned char * a1, int * a2, const u
     return deferred(EVP_DecryptUpdate)(a0, a1, a2, a3, a4);
 }
 
+int EVP_DigestFinal_ex(EVP_MD_CTX * a0, unsigned char * a1, unsigned int * a2) {
+    return deferred(EVP_DigestFinal_ex)(a0, a1, a2);
+}
+
+int EVP_DigestInit_ex(EVP_MD_CTX * a0, const EVP_MD * a1, ENGINE * a2) {
+    return deferred(EVP_DigestInit_ex)(a0, a1, a2);
+}
+
 int EVP_DigestSign(EVP_MD_CTX * a0, unsigned char * a1, size_t * a2, const unsigned char * a3, size_t a4) {
     return deferred(EVP_DigestSign)(a0, a1, a2, a3, a4);
 }
 
 int EVP_DigestSignInit(EVP_MD_CTX * a0, EVP_PKEY_CTX ** a1, const EVP_MD * a2, ENGINE * a3, EVP_PKEY * a4) {
     return deferred(EVP_DigestSignInit)(a0, a1, a2, a3, a4);
+}
+
+int EVP_DigestUpdate(EVP_MD_CTX * a0, const void * a1, size_t a2) {
+    return deferred(EVP_DigestUpdate)(a0, a1, a2);
 }
 
 int EVP_DigestVerify(EVP_MD_CTX * a0, const unsigned char * a1, size_t a2, const unsigned char * a3, size_t a4) {

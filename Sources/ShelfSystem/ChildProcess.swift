@@ -29,7 +29,11 @@ public enum ChildProcess {
         defer { posix_spawnattr_destroy(&attributes) }
         var defaults = sigset_t()
         sigemptyset(&defaults)
-        for number in [SIGINT, SIGQUIT, SIGPIPE, SIGTERM, SIGHUP, SIGCHLD] { sigaddset(&defaults, number) }
+        // The job-control signals too: a parent that ignores them while its child runs (OpenSSHChild) must not
+        // pass that on.
+        for number in [SIGINT, SIGQUIT, SIGPIPE, SIGTERM, SIGHUP, SIGCHLD, SIGTSTP, SIGTTIN, SIGTTOU, SIGWINCH] {
+            sigaddset(&defaults, number)
+        }
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         var mask = sigset_t()
         sigemptyset(&mask)
@@ -93,7 +97,8 @@ public enum ChildProcess {
         return !stat[stat.index(after: close)...].hasPrefix(" Z")
     }
 
-    static func exitCode(_ status: Int32) -> Int32 {
+    /// An exit status from a waitpid status: the exit code, or 128 + the signal that ended the process.
+    public static func exitCode(_ status: Int32) -> Int32 {
         let signal = status & 0x7F
         return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
     }

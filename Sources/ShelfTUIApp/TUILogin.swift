@@ -367,25 +367,24 @@ final class TUILogin: @unchecked Sendable {
     }
 
     /// Leaves curses, says why the session goes to OpenSSH (the line `sshelf connect` prints), runs ssh as
-    /// `connect` would exec it (the bridge with its pins, the sshelf agent started when needed), and returns the
-    /// result line, which says why again.
+    /// `connect` runs it (the bridge with its pins, the sshelf agent started when needed; the session recorded as
+    /// the host's last: OpenSSHHandover.session), and returns the result line, which says why again.
     private func runOpenSSH(_ handover: Handover, terminal: Terminal) -> Notice {
         let name = Display.safe(handover.plan.target.name)
         terminal.suspend()
         context.errorOutput(OpenSSHHandover.note(handover.why) + "\n")
-        // Ctrl-C belongs to ssh (its signals are back to the defaults in the child), not to the TUI.
-        let previousInt = signal(SIGINT, SIG_IGN)
+        // Run as `connect` runs it (Ctrl-C and job control are ssh's), and recorded as the host's last session.
         let exit: Result<Int32, Error>
         do {
             let (argv, environment) = try OpenSSHHandover.prepare(
                 handover.plan, store: handover.store, dryRun: false,
                 context: context)
-            exit = ChildProcess.spawn(argv, stdin: 0, stdout: 1, stderr: 2, environment: environment)
-                .map { ChildProcess.wait($0) }.mapError { $0 }
+            exit = .success(
+                try OpenSSHHandover.session(
+                    argv, environment: environment, plan: handover.plan, store: handover.store, context: context))
         } catch {
             exit = .failure(error)
         }
-        signal(SIGINT, previousInt)
         terminal.resume()
         let why = "through OpenSSH: \(handover.why)"
         switch exit {

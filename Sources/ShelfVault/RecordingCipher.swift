@@ -1,6 +1,9 @@
 // RecordingCipher: a session recording's encryption — libsodium's crypto_secretstream (XChaCha20-Poly1305), one
 // stream per recording, each chunk sealed as it is flushed. A chunk moved, dropped, repeated or changed does not
 // open; the last chunk carries the final tag, so a recording cut short (a crash) is told apart from a finished one.
+// The file's SHA-256 (for the release log) is libcrypto's, which uses the CPU's SHA instructions: libsodium's
+// portable one cost more than the encryption itself (docs/PERFORMANCE.md, "Session recordings").
+import COpenSSL
 import CSodium
 
 /// The recordings key as read from the vault: its bytes never leave ShelfVault.
@@ -33,14 +36,24 @@ public final class RecordingSealer {
         self.associatedData = associatedData
     }
 
-    /// `plaintext` sealed as the next chunk; `final` ends the stream.
+    /// `plaintext` sealed as the next chunk, after `headroom` bytes left for the caller (the chunk's length, as the
+    /// file frames it): one buffer, written in place, so the pump that records copies nothing more. `final` ends the
+    /// stream.
+    public func seal(_ plaintext: UnsafeRawBufferPointer, final: Bool, headroom: Int = 0) -> [UInt8] {
+        let sealed = plaintext.count + Self.overhead
+        return [UInt8](unsafeUninitializedCapacity: headroom + sealed) { buffer, initialized in
+            guard let base = buffer.baseAddress else { return }
+            base.initialize(repeating: 0, count: headroom)
+            var written: UInt64 = 0
+            _ = crypto_secretstream_xchacha20poly1305_push(
+                &state, base + headroom, &written, plaintext.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                UInt64(plaintext.count), associatedData, UInt64(associatedData.count), final ? Self.finalTag : 0)
+            initialized = headroom + Int(written)
+        }
+    }
+
     public func seal(_ plaintext: [UInt8], final: Bool) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: plaintext.count + Self.overhead)
-        var written: UInt64 = 0
-        _ = crypto_secretstream_xchacha20poly1305_push(
-            &state, &out, &written, plaintext, UInt64(plaintext.count), associatedData, UInt64(associatedData.count),
-            final ? Self.finalTag : 0)
-        return Array(out.prefix(Int(written)))
+        plaintext.withUnsafeBytes { seal($0, final: final) }
     }
 
     deinit { sodium_memzero(&state, MemoryLayout<crypto_secretstream_xchacha20poly1305_state>.size) }
@@ -67,32 +80,57 @@ public final class RecordingOpener {
     }
 
     /// The next chunk's plaintext; nil when it does not open (changed, out of place, another key's, after the end).
-    public func open(_ chunk: ArraySlice<UInt8>) -> [UInt8]? {
-        guard !finished, chunk.count >= RecordingSealer.overhead else { return nil }
-        var out = [UInt8](repeating: 0, count: chunk.count - RecordingSealer.overhead)
-        var written: UInt64 = 0
+    public func open(_ chunk: UnsafeRawBufferPointer) -> [UInt8]? {
+        guard !finished, chunk.count >= RecordingSealer.overhead, let sealed = chunk.baseAddress else { return nil }
         var tag: UInt8 = 0
-        let sealed = Array(chunk)
-        let rc = crypto_secretstream_xchacha20poly1305_pull(
-            &state, &out, &written, &tag, sealed, UInt64(sealed.count), associatedData, UInt64(associatedData.count))
-        guard rc == 0 else { return nil }
+        var opened = true
+        let plaintext = [UInt8](unsafeUninitializedCapacity: chunk.count - RecordingSealer.overhead) {
+            buffer, initialized in
+            var written: UInt64 = 0
+            opened =
+                crypto_secretstream_xchacha20poly1305_pull(
+                    &state, buffer.baseAddress, &written, &tag, sealed.assumingMemoryBound(to: UInt8.self),
+                    UInt64(chunk.count), associatedData, UInt64(associatedData.count)) == 0
+            initialized = opened ? Int(written) : 0
+        }
+        guard opened else { return nil }
         if tag == RecordingSealer.finalTag { finished = true }
-        return Array(out.prefix(Int(written)))
+        return plaintext
     }
+
+    public func open(_ chunk: ArraySlice<UInt8>) -> [UInt8]? { chunk.withUnsafeBytes { open($0) } }
 
     deinit { sodium_memzero(&state, MemoryLayout<crypto_secretstream_xchacha20poly1305_state>.size) }
 }
 
-/// SHA-256 over a recording file as it is written or read (libsodium's), so the digest the release log keeps can be
-/// checked with `sha256sum` too.
+/// SHA-256 over a recording file as it is written or read, so the digest the release log keeps can be checked with
+/// `sha256sum` too: libcrypto's (the CPU's SHA instructions where it has them), or libsodium's when libcrypto cannot
+/// make a context (out of memory).
 public final class RecordingDigest {
-    private var state = crypto_hash_sha256_state()
+    private let context: OpaquePointer?
+    private var fallback = crypto_hash_sha256_state()
 
-    public init() { crypto_hash_sha256_init(&state) }
+    public init() {
+        let made = EVP_MD_CTX_new()
+        if let made, EVP_DigestInit_ex(made, EVP_sha256(), nil) == 1 {
+            context = made
+        } else {
+            EVP_MD_CTX_free(made)
+            ERR_clear_error()
+            context = nil
+            crypto_hash_sha256_init(&fallback)
+        }
+    }
+
+    deinit { EVP_MD_CTX_free(context) }
 
     public func update(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
-        crypto_hash_sha256_update(&state, base.assumingMemoryBound(to: UInt8.self), UInt64(bytes.count))
+        if let context {
+            _ = EVP_DigestUpdate(context, base, bytes.count)
+        } else {
+            crypto_hash_sha256_update(&fallback, base.assumingMemoryBound(to: UInt8.self), UInt64(bytes.count))
+        }
     }
 
     public func update(_ bytes: [UInt8]) { bytes.withUnsafeBytes { update($0) } }
@@ -100,7 +138,12 @@ public final class RecordingDigest {
     /// The digest in lowercase hex; the state is spent.
     public func hex() -> String {
         var out = [UInt8](repeating: 0, count: 32)
-        crypto_hash_sha256_final(&state, &out)
+        if let context {
+            var length: UInt32 = 0
+            _ = EVP_DigestFinal_ex(context, &out, &length)
+        } else {
+            crypto_hash_sha256_final(&fallback, &out)
+        }
         let digits = Array("0123456789abcdef")
         return String(out.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] })
     }

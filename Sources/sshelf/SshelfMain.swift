@@ -12,6 +12,9 @@ enum SshelfMain {
     static func run() -> Int32 {
         ProcessHardening.apply()
         signal(SIGPIPE, SIG_IGN)  // `sshelf list | head` must end quietly, not die mid-write
+        // A SIGCHLD ignored by whoever started sshelf (bash's `trap '' CHLD` passes through exec) would have the
+        // kernel reap its children (ssh, ssh -G, git…), whose exit statuses it reads.
+        signal(SIGCHLD, SIG_DFL)
         TestOwnerWatch.start(environment: ProcessInfo.processInfo.environment)
         let context = AppContext(
             environment: ProcessInfo.processInfo.environment,

@@ -163,7 +163,8 @@ enum SSHCommands {
                 try !dryRun && RecordChoice.decide(call, \.recording, host: plan.target, store: store, context: context)
             let recorder = try record ? recorderForOpenSSH(call, plan: plan, store: store, context: context) : nil
             return try OpenSSHHandover.run(
-                plan, store: store, dryRun: dryRun, context: context, options: certificate, recorder: recorder)
+                plan, store: store, dryRun: dryRun, context: context, options: certificate, recorder: recorder,
+                verbose: call[\.verbose])
         }
         if call[\.openssh] { return try handOver() }
         if let why = OpenSSHHandover.needed(plan) {
@@ -192,7 +193,7 @@ enum SSHCommands {
         }
         let record = try RecordChoice.decide(call, \.recording, host: plan.target, store: store, context: context)
         return try handingOverPostQuantumOnly(
-            plan, store: store, options: options, context: context,
+            plan, store: store, options: options, context: context, verbose: call[\.verbose],
             recorder: { record ? try recorderForOpenSSH(call, plan: plan, store: store, context: context) : nil }
         ) {
             try withConnection(plan, store: store, call: call, options: options, context: context) { connection in
@@ -536,7 +537,8 @@ enum SSHCommands {
 
     static func handingOverPostQuantumOnly(
         _ plan: ConnectPlan, store: Store, options: ConnectOptions, context: AppContext, sshOptions: [String] = [],
-        command: String? = nil, recorder: () throws -> SessionRecorder? = { nil }, body: () throws -> Int32
+        command: String? = nil, verbose: Bool = false, recorder: () throws -> SessionRecorder? = { nil },
+        body: () throws -> Int32
     ) throws -> Int32 {
         do {
             return try body()
@@ -547,7 +549,7 @@ enum SSHCommands {
             context.errorOutput(OpenSSHHandover.note(why) + "\n")
             return try OpenSSHHandover.run(
                 plan, store: store, dryRun: false, context: context, options: sshOptions, command: command,
-                recorder: try recorder())
+                recorder: try recorder(), verbose: verbose)
         }
     }
 

@@ -44,13 +44,14 @@ public enum RecordingCatalog {
             var output = 0
             let state: RecordingState
             do {
-                state = try Recordings.read(file.path, id: file.id, key: key) { event in
-                    switch event {
-                    case .info(let described): info = described
-                    case .output(let time, let bytes):
-                        output += bytes.count
+                // Where each event lies: nothing of the output is copied to count it.
+                state = try Recordings.scan(file.path, id: file.id, key: key) { kind, time, payload in
+                    switch kind {
+                    case 0x4D: info = RecordingFormat.info(payload) ?? info
+                    case 0x6F:
+                        output += payload.count
                         last = time
-                    default: last = max(last, event.time)
+                    default: last = max(last, time)
                     }
                     return true
                 }

@@ -91,12 +91,44 @@ public enum RecordingFormat {
     }
 
     static func appendU32(_ value: UInt32, to out: inout [UInt8]) {
-        out += [UInt8(value >> 24), UInt8(value >> 16 & 0xff), UInt8(value >> 8 & 0xff), UInt8(value & 0xff)]
+        out.append(UInt8(value >> 24))
+        out.append(UInt8(value >> 16 & 0xff))
+        out.append(UInt8(value >> 8 & 0xff))
+        out.append(UInt8(value & 0xff))
     }
 
     static func u32(_ bytes: ArraySlice<UInt8>, at index: Int) -> Int {
         let i = bytes.startIndex + index
         return Int(bytes[i]) << 24 | Int(bytes[i + 1]) << 16 | Int(bytes[i + 2]) << 8 | Int(bytes[i + 3])
+    }
+
+    static func u32(_ bytes: UnsafeRawBufferPointer, at index: Int) -> Int {
+        Int(bytes[index]) << 24 | Int(bytes[index + 1]) << 16 | Int(bytes[index + 2]) << 8 | Int(bytes[index + 3])
+    }
+
+    /// How a walk through a chunk's events ended.
+    enum Scan { case done, stopped, damaged }
+
+    /// Each event of one chunk's plaintext handed to `body` where it lies (kind, seconds, payload), until `body`
+    /// answers false; `damaged` when the events do not parse (which a chunk that opened cannot be, short of a bug).
+    static func scan(
+        _ plaintext: UnsafeRawBufferPointer, _ body: (UInt8, Double, UnsafeRawBufferPointer) throws -> Bool
+    ) rethrows -> Scan {
+        var at = 0
+        while at < plaintext.count {
+            guard plaintext.count - at >= 9 else { return .damaged }
+            let length = u32(plaintext, at: at + 5)
+            guard plaintext.count - at - 9 >= length else { return .damaged }
+            let payload = UnsafeRawBufferPointer(rebasing: plaintext[(at + 9)..<(at + 9 + length)])
+            if !(try body(plaintext[at], Double(u32(plaintext, at: at + 1)) / 1000, payload)) { return .stopped }
+            at += 9 + length
+        }
+        return .done
+    }
+
+    /// The description an `M` event carries; nil when it does not decode.
+    static func info(_ payload: UnsafeRawBufferPointer) -> RecordingInfo? {
+        try? ShelfJSON.decoder().decode(RecordingInfo.self, from: Data(payload))
     }
 
     private static func payload(_ event: RecordingEvent) -> [UInt8] {
@@ -112,32 +144,24 @@ public enum RecordingFormat {
     /// of a bug: the seal covers it).
     static func events(in plaintext: [UInt8]) -> [RecordingEvent]? {
         var out: [RecordingEvent] = []
-        var at = 0
-        let all = plaintext[...]
-        while at < plaintext.count {
-            guard plaintext.count - at >= 9 else { return nil }
-            let kind = plaintext[at]
-            let time = Double(u32(all, at: at + 1)) / 1000
-            let length = u32(all, at: at + 5)
-            guard plaintext.count - at - 9 >= length else { return nil }
-            let payload = Array(plaintext[(at + 9)..<(at + 9 + length)])
-            at += 9 + length
-            switch kind {
-            case 0x4D:
-                guard let info = try? ShelfJSON.decoder().decode(RecordingInfo.self, from: Data(payload)) else {
-                    return nil
+        let parsed = plaintext.withUnsafeBytes { bytes in
+            scan(bytes) { kind, time, payload in
+                switch kind {
+                case 0x4D:
+                    guard let info = info(payload) else { return false }
+                    out.append(.info(info))
+                case 0x6F: out.append(.output(time: time, bytes: Array(payload)))
+                case 0x69: out.append(.input(time: time, bytes: Array(payload)))
+                case 0x72:
+                    let parts = String(decoding: payload, as: UTF8.self).split(separator: "x").compactMap { Int($0) }
+                    guard parts.count == 2 else { return false }
+                    out.append(.resize(time: time, columns: parts[0], rows: parts[1]))
+                case 0x65: out.append(.end(time: time, how: String(decoding: payload, as: UTF8.self)))
+                default: break  // a kind a newer sshelf writes: skipped
                 }
-                out.append(.info(info))
-            case 0x6F: out.append(.output(time: time, bytes: payload))
-            case 0x69: out.append(.input(time: time, bytes: payload))
-            case 0x72:
-                let parts = String(decoding: payload, as: UTF8.self).split(separator: "x").compactMap { Int($0) }
-                guard parts.count == 2 else { return nil }
-                out.append(.resize(time: time, columns: parts[0], rows: parts[1]))
-            case 0x65: out.append(.end(time: time, how: String(decoding: payload, as: UTF8.self)))
-            default: continue  // a kind a newer sshelf writes: skipped
+                return true
             }
         }
-        return out
+        return parsed == .done ? out : nil
     }
 }

@@ -1,6 +1,7 @@
 // RecordingReader: a recording's events pulled one at a time (what `play` replays from and `Recordings.read` hands
-// on), decrypted one chunk at a time: at most the file reader's buffer (ChunkReader: 1 MiB, or one chunk when a
-// chunk is longer) and one chunk's events are held, so a recording of any length replays in bounded memory.
+// on), or its chunks' plaintexts (what `Recordings.scan` walks), decrypted one chunk at a time where the file reader
+// holds it: at most that reader's buffer (ChunkReader: 1 MiB, or one chunk when a chunk is longer) and one chunk's
+// events are held, so a recording of any length replays in bounded memory.
 import FoundationEssentials
 import Glibc
 import ShelfCore
@@ -51,29 +52,10 @@ public final class RecordingReader {
     /// The next event, or nil at the end of what can be read (`ended` says how).
     public func next() -> RecordingEvent? {
         while pendingAt >= pending.count {
-            guard ended == nil, let opener else { return nil }
             pending = []
             pendingAt = 0
-            guard let lengthBytes = reader.take(4) else {
-                ended = reader.atEnd ? (opener.finished ? .finished : .interrupted) : .damaged("chunk \(chunk + 1) cut")
-                return nil
-            }
-            if opener.finished {
-                ended = .damaged("bytes after its end")
-                return nil
-            }
-            let length = RecordingFormat.u32(lengthBytes[...], at: 0)
-            guard length <= RecordingFormat.maxChunk + RecordingSealer.overhead else {
-                ended = .damaged("chunk \(chunk + 1) has an impossible length")
-                return nil
-            }
-            guard let sealed = reader.take(length) else {
-                // Cut in the middle of a chunk: what a crash during a write leaves.
-                ended = .interrupted
-                return nil
-            }
-            chunk += 1
-            guard let plaintext = opener.open(sealed[...]), let events = RecordingFormat.events(in: plaintext) else {
+            guard let plaintext = nextChunk() else { return nil }
+            guard let events = RecordingFormat.events(in: plaintext) else {
                 ended = .damaged("chunk \(chunk) does not open (changed, moved or from another recording)")
                 return nil
             }
@@ -81,5 +63,37 @@ public final class RecordingReader {
         }
         defer { pendingAt += 1 }
         return pending[pendingAt]
+    }
+
+    /// Chunks opened so far.
+    var chunksRead: Int { chunk }
+
+    /// The next chunk's plaintext (its events, as RecordingFormat lays them out), or nil at the end of what can be
+    /// read (`ended` says how). The sealed chunk is opened where the file reader holds it.
+    func nextChunk() -> [UInt8]? {
+        guard ended == nil, let opener else { return nil }
+        guard let length = reader.next(4, { RecordingFormat.u32($0, at: 0) }) else {
+            ended = reader.atEnd ? (opener.finished ? .finished : .interrupted) : .damaged("chunk \(chunk + 1) cut")
+            return nil
+        }
+        if opener.finished {
+            ended = .damaged("bytes after its end")
+            return nil
+        }
+        guard length <= RecordingFormat.maxChunk + RecordingSealer.overhead else {
+            ended = .damaged("chunk \(chunk + 1) has an impossible length")
+            return nil
+        }
+        guard let opened = reader.next(length, { opener.open($0) }) else {
+            // Cut in the middle of a chunk: what a crash during a write leaves.
+            ended = .interrupted
+            return nil
+        }
+        chunk += 1
+        guard let plaintext = opened else {
+            ended = .damaged("chunk \(chunk) does not open (changed, moved or from another recording)")
+            return nil
+        }
+        return plaintext
     }
 }

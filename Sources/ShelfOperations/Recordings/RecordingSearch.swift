@@ -16,71 +16,74 @@ public struct RecordingHit: Sendable, Encodable {
 }
 
 /// The visible text of an output stream, fed in pieces: CSI, OSC, DCS and other escape sequences dropped, controls
-/// dropped (a line break kept as a space). Runs of text are copied whole and lowered in place, and the ends of
-/// sequences found by scanning raw memory: no per-byte append or bounds check on the common path, which is what the
-/// search spends its time on (docs/PERFORMANCE.md, "Session recordings").
+/// dropped (a line break kept as a space), ASCII letters lowered. One pass a byte at a time through raw memory, written
+/// in place: the filter keeps at most one byte per byte read, so the room is made once per piece and cut after. (Runs
+/// of text appended and lowered one by one cost the search three quarters of its time: docs/PERFORMANCE.md, "Session
+/// recordings".)
 struct VisibleText {
     private enum Mode { case text, escape, csi, string, stringEscape }
     private var mode = Mode.text
 
     mutating func feed(_ bytes: [UInt8], into out: inout [UInt8]) {
-        out.reserveCapacity(out.count + bytes.count)
-        bytes.withUnsafeBufferPointer { input in
-            guard let base = input.baseAddress else { return }
-            let count = input.count
+        bytes.withUnsafeBytes { feed($0, into: &out) }
+    }
+
+    mutating func feed(_ bytes: UnsafeRawBufferPointer, into out: inout [UInt8]) {
+        let count = bytes.count
+        guard count > 0, let source = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+        let start = out.count
+        out.append(contentsOf: repeatElement(0, count: count))
+        var written = start
+        var mode = self.mode
+        out.withUnsafeMutableBufferPointer { buffer in
+            guard let to = buffer.baseAddress else { return }
             var at = 0
             while at < count {
-                switch mode {
-                case .text:
-                    // The run of printable bytes from here, copied at once and lowered (ASCII letters only).
-                    var end = at
-                    while end < count, base[end] >= 0x20, base[end] != 0x7F { end += 1 }
-                    if end > at {
-                        let start = out.count
-                        out.append(contentsOf: UnsafeBufferPointer(start: base + at, count: end - at))
-                        out.withUnsafeMutableBufferPointer { lowered in
-                            guard let to = lowered.baseAddress else { return }
-                            for index in start..<lowered.count where to[index] &- 0x41 < 26 { to[index] |= 0x20 }
+                if mode == .text {
+                    // The common case, a run of text, without going back to the switch for each byte.
+                    while at < count {
+                        let byte = source[at]
+                        at &+= 1
+                        if byte >= 0x20 && byte != 0x7F {
+                            to[written] = byte &- 0x41 < 26 ? byte | 0x20 : byte
+                            written &+= 1
+                        } else if byte == 0x1B {
+                            mode = .escape
+                            break
+                        } else if byte == 0x0A || byte == 0x0D || byte == 0x09,
+                            written == 0 || to[written &- 1] != 0x20
+                        {
+                            to[written] = 0x20
+                            written &+= 1
                         }
                     }
-                    guard end < count else { return }
-                    let byte = base[end]
-                    if byte == 0x1B {
-                        mode = .escape
-                    } else if byte == 0x0A || byte == 0x0D || byte == 0x09 {
-                        if out.last != 0x20 { out.append(0x20) }
-                    }
-                    at = end + 1
+                    continue
+                }
+                let byte = source[at]
+                at &+= 1
+                switch mode {
+                case .text: break
                 case .escape:
-                    switch base[at] {
+                    switch byte {
                     case 0x5B: mode = .csi  // [
                     case 0x5D, 0x50, 0x5F, 0x5E, 0x58: mode = .string  // ] P _ ^ X: ended by BEL or ESC \
                     default: mode = .text
                     }
-                    at += 1
-                case .csi:
-                    while at < count, base[at] < 0x40 || base[at] > 0x7E { at += 1 }
-                    if at < count {
-                        mode = .text
-                        at += 1
-                    }
-                case .string:
-                    while at < count, base[at] != 0x07, base[at] != 0x1B { at += 1 }
-                    if at < count {
-                        mode = base[at] == 0x07 ? .text : .stringEscape
-                        at += 1
-                    }
-                case .stringEscape:
-                    mode = base[at] == 0x5C ? .text : .string
-                    at += 1
+                case .csi: if byte >= 0x40 && byte <= 0x7E { mode = .text }
+                case .string: if byte == 0x07 { mode = .text } else if byte == 0x1B { mode = .stringEscape }
+                case .stringEscape: mode = byte == 0x5C ? .text : .string
                 }
             }
         }
+        self.mode = mode
+        out.removeLast(out.count - written)
     }
 }
 
 public enum RecordingSearch {
-    /// Every place `text` shows in the recording at `path`, in order; `limit` stops after that many.
+    /// Every place `text` shows in the recording at `path`, in order; `limit` stops after that many. Each chunk is
+    /// read where it was opened (Recordings.scan): only its visible text is copied, into a window that keeps the
+    /// needle's length and some context back.
     public static func hits(
         of text: String, in file: (id: UUID, path: String), key: RecordingsKey, limit: Int = 1000
     ) throws -> [RecordingHit] {
@@ -93,11 +96,11 @@ public enum RecordingSearch {
         var searched = 0  // bytes of `window` already searched as match starts
         var hits: [RecordingHit] = []
         let keep = max(needle.count + 60, 200)
-        try Recordings.read(file.path, id: file.id, key: key) { event in
-            switch event {
-            case .info(let info): host = info.host
-            case .output(let time, let bytes):
-                visible.feed(bytes, into: &window)
+        try Recordings.scan(file.path, id: file.id, key: key) { kind, time, payload in
+            switch kind {
+            case 0x4D: host = RecordingFormat.info(payload)?.host ?? host
+            case 0x6F:
+                visible.feed(payload, into: &window)
                 var start = searched
                 while let found = firstMatch(of: needle, in: window, from: start) {
                     let from = max(0, found - 30)
@@ -122,7 +125,8 @@ public enum RecordingSearch {
         return hits
     }
 
-    /// Where `needle` first starts in `haystack` at or after `from` (memchr for its first byte, memcmp for the rest).
+    /// Where `needle` first starts in `haystack` at or after `from` (memchr for its first byte, a look at its last,
+    /// then memcmp).
     static func firstMatch(of needle: [UInt8], in haystack: [UInt8], from: Int) -> Int? {
         guard from >= 0, haystack.count - from >= needle.count else { return nil }
         return haystack.withUnsafeBufferPointer { hay -> Int? in
@@ -135,7 +139,12 @@ public enum RecordingSearch {
                 while at <= last {
                     guard let hit = memchr(base + at, Int32(first), last - at + 1) else { return nil }
                     let index = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
-                    if memcmp(base + index, wanted, want.count) == 0 { return index }
+                    // The last byte first: most places that start alike end otherwise, and need no call.
+                    if base[index + want.count - 1] == wanted[want.count - 1],
+                        memcmp(base + index, wanted, want.count) == 0
+                    {
+                        return index
+                    }
                     at = index + 1
                 }
                 return nil

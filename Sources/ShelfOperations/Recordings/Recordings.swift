@@ -77,6 +77,26 @@ public enum Recordings {
         return reader.ended ?? .finished
     }
 
+    /// Reads the recording at `path` as `read` does, handing `body` each event where it lies in its chunk (kind,
+    /// seconds, payload: valid during the call) rather than as a `RecordingEvent`: what `sessions search` and
+    /// `sessions list` go through, since they look at every byte and keep none.
+    @discardableResult
+    public static func scan(
+        _ path: String, id: UUID, key: RecordingsKey,
+        _ body: (_ kind: UInt8, _ time: Double, _ payload: UnsafeRawBufferPointer) throws -> Bool
+    ) throws -> RecordingState {
+        let reader = try RecordingReader(path: path, id: id, key: key)
+        while let plaintext = reader.nextChunk() {
+            let parsed = try plaintext.withUnsafeBytes { try RecordingFormat.scan($0, body) }
+            switch parsed {
+            case .stopped: return .stopped
+            case .damaged: return .damaged("chunk \(reader.chunksRead) does not parse")
+            case .done: continue
+            }
+        }
+        return reader.ended ?? .finished
+    }
+
     /// Removes a recording and writes why into the release log (so `log verify` knows it was removed on purpose).
     public static func remove(_ id: UUID, path: String, by: String, vault: Vault) throws {
         let digest = fileDigest(path) ?? "unreadable"
@@ -122,35 +142,49 @@ public enum RecordingState: Sendable, Equatable {
     case damaged(String)
 }
 
-/// Reads a file in pieces of any length, buffering 1 MiB at a time.
+/// Reads a file in pieces of any length through one buffer of 1 MiB (or one piece, when a piece is longer), read
+/// into in place: a piece is handed on where it lies (`next`), copied only when asked for as an array (`take`).
 struct ChunkReader {
     let fd: Int32
     private var buffer: [UInt8] = []
+    /// Where the bytes not yet handed out start in `buffer`.
     private var at = 0
     private(set) var atEnd = false
+    static let readSize = 1 << 20
 
     init(fd: Int32) { self.fd = fd }
 
     /// What the buffer holds now (read and not yet taken, plus what was taken and not yet dropped).
-    var heldBytes: Int { buffer.count }
+    var heldBytes: Int { buffer.capacity }
 
     /// Exactly `count` bytes, or nil at the end of the file (then `atEnd` says whether nothing was left).
-    mutating func take(_ count: Int) -> [UInt8]? {
+    mutating func take(_ count: Int) -> [UInt8]? { next(count) { Array($0) } }
+
+    /// `body` given the next `count` bytes where they lie (valid during the call), or nil at the end of the file.
+    mutating func next<T>(_ count: Int, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T? {
+        guard fill(count) else { return nil }
+        defer { at += count }
+        return try buffer.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[at..<(at + count)])) }
+    }
+
+    /// Reads until `count` bytes are there: what is left moves to the front, the file is read in after it.
+    private mutating func fill(_ count: Int) -> Bool {
         while buffer.count - at < count {
             if at > 0 {
                 buffer.removeFirst(at)
                 at = 0
             }
-            var more = [UInt8](repeating: 0, count: max(1 << 20, count - buffer.count))
-            let read = more.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            let kept = buffer.count
+            let room = max(Self.readSize, count) - kept
+            buffer.append(contentsOf: repeatElement(0, count: room))
+            let read = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + kept, room) }
+            buffer.removeLast(room - max(read, 0))
             if read < 0 && errno == EINTR { continue }
             guard read > 0 else {
-                atEnd = buffer.count - at == 0
-                return nil
+                atEnd = buffer.count == 0
+                return false
             }
-            buffer += more.prefix(read)
         }
-        defer { at += count }
-        return Array(buffer[at..<(at + count)])
+        return true
     }
 }

@@ -1,7 +1,7 @@
 // SessionRecorder: records one interactive session as it runs (docs/SESSIONS.md) — the ShellObserver the shell's
-// pump calls with output, typed bytes and size changes. Events are collected in memory and sealed as one chunk at
-// least every second (by a flush thread when the session is quiet) or every 256 KiB, so a crash loses at most the
-// last second; typed bytes are kept only when input recording is on and only once their echo was seen (TypedEcho).
+// pump calls with output, typed bytes and size changes. Events are collected in memory and sealed as one chunk by a
+// flush thread at least every second or every 256 KiB, so a crash loses at most the last second, and the pump only
+// copies bytes; typed bytes are kept only when input recording is on and only once their echo was seen (TypedEcho).
 // `finish` writes the end as the stream's final chunk and chains the file's SHA-256 into the release log.
 import FoundationEssentials
 import Glibc
@@ -17,6 +17,9 @@ public final class SessionRecorder: ShellObserver, @unchecked Sendable {
     private let vault: Vault
     private let condition = Condition()
     private var pending: [UInt8] = []
+    /// The other buffer: `pending` is swapped with it at each flush, so the two are allocated once.
+    private var spare: [UInt8] = []
+    private let flushing = Lock()
     private var echo = TypedEcho()
     private var stopping = false
     private var flusherDone = false
@@ -57,6 +60,7 @@ public final class SessionRecorder: ShellObserver, @unchecked Sendable {
         self.file = writer
         self.vault = vault
         startedAt = Self.monotonic()
+        pending.reserveCapacity(Self.chunkLimit + (64 << 10))
         RecordingFormat.appendEvent(.info(info), to: &pending)
         flush(final: false)
         BackgroundThread.start(name: "sshelf-record") { [self] in flushLoop() }
@@ -87,9 +91,13 @@ public final class SessionRecorder: ShellObserver, @unchecked Sendable {
             }
         }
         RecordingFormat.appendEvent(kind: 0x6F, time: time, payload: bytes, to: &pending)
+        // A full chunk is sealed by the flush thread, on another core while this one goes back to the network; only
+        // when that thread is far behind (a slow disk) does the pump seal, so what is held stays bounded.
         let full = pending.count >= Self.chunkLimit
+        let behind = pending.count >= Self.chunkLimit * 4
+        if full { condition.signal() }
         condition.unlock()
-        if full { flush(final: false) }
+        if behind { flush(final: false) }
     }
 
     public func input(_ bytes: [UInt8]) {
@@ -107,25 +115,39 @@ public final class SessionRecorder: ShellObserver, @unchecked Sendable {
 
     // MARK: flushing
 
-    /// Seals what was collected as one chunk (the last one when `final`).
+    /// Seals what was collected as one chunk (the last one when `final`). One flush at a time (the pump's, when a
+    /// chunk is full, and the flush thread's), so chunks reach the file in the order their events were collected.
+    /// The buffer taken is handed back for the next chunk, so collecting does not grow an array again.
     private func flush(final: Bool) {
-        condition.lock()
-        let plaintext = pending
-        pending = []
-        condition.unlock()
-        guard final || !plaintext.isEmpty else { return }
-        file.append(plaintext, final: final)
+        flushing.withLock {
+            condition.lock()
+            var plaintext = pending
+            pending = spare
+            spare = []
+            condition.unlock()
+            if final || !plaintext.isEmpty { file.append(plaintext, final: final) }
+            plaintext.removeAll(keepingCapacity: true)
+            condition.lock()
+            spare = plaintext
+            condition.unlock()
+        }
     }
 
+    /// Seals a chunk when the pump says one is full, and at the latest a second after the last flush.
     private func flushLoop() {
         condition.lock()
+        var due = elapsed + Self.flushInterval
         while !stopping {
-            condition.wait(until: Date().addingTimeInterval(Self.flushInterval))
-            echo.expire(now: elapsed, limit: TypedEcho.window)
-            if stopping { break }
+            let now = elapsed
+            if pending.count < Self.chunkLimit && now < due {
+                condition.wait(until: Date().addingTimeInterval(due - now))
+                continue
+            }
+            echo.expire(now: now, limit: TypedEcho.window)
             condition.unlock()
             flush(final: false)
             condition.lock()
+            due = now + Self.flushInterval
         }
         flusherDone = true
         condition.signal()
@@ -177,11 +199,13 @@ final class RecordingWriter: @unchecked Sendable {
 
     func append(_ plaintext: [UInt8], final: Bool) {
         lock.withLock {
-            let sealed = sealer.seal(plaintext, final: final)
-            var framed: [UInt8] = []
-            framed.reserveCapacity(sealed.count + 4)
-            RecordingFormat.appendU32(UInt32(sealed.count), to: &framed)
-            framed += sealed
+            // Sealed after four bytes left for its length: the chunk as the file frames it, in one buffer.
+            var framed = plaintext.withUnsafeBytes { sealer.seal($0, final: final, headroom: 4) }
+            let length = UInt32(framed.count - 4)
+            framed[0] = UInt8(length >> 24)
+            framed[1] = UInt8(length >> 16 & 0xff)
+            framed[2] = UInt8(length >> 8 & 0xff)
+            framed[3] = UInt8(length & 0xff)
             write(framed)
         }
     }

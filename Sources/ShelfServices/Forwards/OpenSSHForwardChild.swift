@@ -152,12 +152,9 @@ final class OpenSSHForwardChild: @unchecked Sendable {
 
         private mutating func read(_ line: String) {
             if line.hasPrefix("debug") {
-                // The first one: it comes before the server can say anything (a banner is sent after the key
-                // exchange, on this same stream), so no server's words can stand in for it.
-                if keyExchange == nil, let range = line.firstRange(of: "kex: algorithm: ") {
-                    let name = String(line[range.upperBound...]).trimmingSpaces()
-                    if name != "(no match)" { keyExchange = Display.safe(name) }
-                }
+                // The first one, ssh's own whole line (OpenSSHSessionLog.keyExchange: a server's version string
+                // inside another line does not count).
+                if keyExchange == nil { keyExchange = OpenSSHSessionLog.keyExchange(in: line) }
                 return
             }
             if line.hasPrefix("Authenticated to ") { loggedIn = true }

@@ -1,14 +1,15 @@
 // OpenSSHHandover: `sshelf connect NAME --openssh` — for what libssh2 1.10 cannot do (ForwardAgent, X11, a
 // ControlMaster…), the session goes to OpenSSH's own ssh: the bridge is brought up to date, the sshelf agent is
-// started when a hop's key is in the vault, and ssh replaces this process (its terminal, its exit status), reading
-// the host through the bridge — with the user's ~/.ssh/config when that includes the bridge — and with the sshelf
-// agent as SSH_AUTH_SOCK, so a forwarded agent is the vault's. `connect` also hands over by itself, saying why, when
-// the loaded libssh2 cannot log a hop in (an RSA key, or a user certificate, on libssh2 1.10; a FIDO security key;
-// a hop that requires post-quantum key exchange, `--pq require`, with KexAlgorithms limited to those: `kexArguments`),
-// and when the host asks for ForwardAgent, and after a failed handshake with a server that offers only post-quantum
-// key exchange (`postQuantumOnly`); Enter in the TUI hands over on the same decision (`needed`), running ssh
-// as a child between leaving curses and coming back (`prepare`). `exec` hands over for the login reasons alone
-// (`loginNeeds`), with the command; `run` through OpenSSHFleet.
+// started when a hop's key is in the vault, and ssh runs as a child on the user's terminal (OpenSSHChild: its exit
+// status is sshelf's, job control works), reading the host through the bridge — with the user's ~/.ssh/config when
+// that includes the bridge — and with the sshelf agent as SSH_AUTH_SOCK, so a forwarded agent is the vault's.
+// `connect` also hands over by itself, saying why, when the loaded libssh2 cannot log a hop in (an RSA key, or a user
+// certificate, on libssh2 1.10; a FIDO security key; a hop that requires post-quantum key exchange, `--pq require`,
+// with KexAlgorithms limited to those: `kexArguments`), and when the host asks for ForwardAgent, and after a failed
+// handshake with a server that offers only post-quantum key exchange (`postQuantumOnly`); Enter in the TUI hands
+// over on the same decision (`needed`), running ssh between leaving curses and coming back (`prepare`). `exec` hands
+// over for the login reasons alone (`loginNeeds`), with the command; `run` through OpenSSHFleet. After a session
+// handed over, what ssh used is recorded as the host's last session (`session`, shared by connect, exec and the TUI).
 import FoundationEssentials
 import Glibc
 import ShelfCore
@@ -130,12 +131,14 @@ public enum OpenSSHHandover {
         return "\(Display.safe(target.name)) sets ForwardAgent, \(why)"
     }
 
-    /// Runs ssh in place of this process: a login, or with `command` that command (`exec`), with `options` (`-n`,
-    /// `-tt`) before the host's name. A recorded login runs ssh on a terminal this process holds instead, relaying
-    /// (OpenSSHRelay), and ends the recording when ssh ends.
+    /// Runs ssh for `plan` as a child on this terminal (OpenSSHChild): a login, or with `command` that command
+    /// (`exec`), with `options` (`-n`, `-tt`) before the host's name; its exit status is the answer, and the
+    /// session is recorded as the host's last with the key exchange ssh used (`session`). A recorded login runs ssh
+    /// on a terminal this process holds instead, relaying (OpenSSHRelay), and ends the recording when ssh ends (its
+    /// key exchange recorded the same way).
     public static func run(
         _ plan: ConnectPlan, store: Store, dryRun: Bool, context: AppContext, options: [String] = [],
-        command: String? = nil, recorder: SessionRecorder? = nil
+        command: String? = nil, recorder: SessionRecorder? = nil, verbose: Bool = false
     ) throws -> Int32 {
         var (argv, environment) = try prepare(plan, store: store, dryRun: dryRun, context: context)
         let name = argv.removeLast()
@@ -149,7 +152,9 @@ public enum OpenSSHHandover {
         if let recorder {
             let status: Int32
             do {
-                status = try OpenSSHRelay.run(argv, environment: environment, observer: recorder)
+                status = try logged(argv, plan: plan, store: store, context: context, verbose: verbose) {
+                    try OpenSSHRelay.run($0, environment: environment, observer: recorder)
+                }
             } catch {
                 recorder.finish(how: "ssh did not start").map { context.warn($0) }
                 throw error
@@ -157,8 +162,72 @@ public enum OpenSSHHandover {
             recorder.finish(how: "\(status)").map { context.warn($0) }
             return status
         }
-        exec(argv, environment: environment)
-        throw ShelfError(.failure, "could not run \(sshPath): \(String(cString: strerror(errno)))")
+        return try session(argv, environment: environment, plan: plan, store: store, context: context, verbose: verbose)
+    }
+
+    /// Runs `argv` (ssh for `plan`'s target, as `prepare` made it) as a child on this terminal and descriptors
+    /// (OpenSSHChild), with ssh's log written to a private file (OpenSSHSessionLog) whose ssh's own words go to
+    /// standard error as ssh writes them (OpenSSHLogEcho); after it, a session that logged in is recorded as the
+    /// host's last (the time, and the key exchange ssh negotiated: `show`, the TUI's details, `check`) as a session
+    /// of sshelf's own client is. `connect` and `exec` handed over, and the TUI's Enter, all run here. A failure to
+    /// record is a warning.
+    public static func session(
+        _ argv: [String], environment: [String: String], plan: ConnectPlan, store: Store, context: AppContext,
+        verbose: Bool = false
+    ) throws -> Int32 {
+        try logged(argv, plan: plan, store: store, context: context, verbose: verbose) {
+            try OpenSSHChild.run($0, environment: environment)
+        }
+    }
+
+    /// Runs `argv` with ssh's log options added through `run` (a child on this terminal, or on one held for a
+    /// recording), then says ssh's words and records the session (`session`). `verbose` (`connect -v`): the key
+    /// exchange is said as soon as ssh logs it.
+    static func logged(
+        _ argv: [String], plan: ConnectPlan, store: Store, context: AppContext, verbose: Bool = false,
+        run: ([String]) throws -> Int32
+    ) throws -> Int32 {
+        var argv = argv
+        let log: OpenSSHSessionLog?
+        do {
+            log = try OpenSSHSessionLog(context.locations)
+        } catch {
+            context.warn("the session will not be recorded as the host's last: \(ShelfError(from: error).message)")
+            log = nil
+        }
+        defer { log?.remove() }
+        if let log { argv.insert(contentsOf: log.arguments, at: 1) }
+        // ssh's own words reach standard error as it writes them (or, when the file cannot be followed, at the end).
+        // `connect -v`: the key exchange said as soon as ssh logs it ("\r\n": ssh may have the terminal raw by now).
+        let name = Display.safe(plan.target.name)
+        let sayKeyExchange: ((String) -> Void)? =
+            verbose
+            ? { kex in
+                let line = "sshelf: key exchange with \(name): \(KeyExchange.describe(kex)), OpenSSH's ssh\r\n"
+                Array(line.utf8).withUnsafeBytes { StandardStreams.write($0, fd: 2) }
+            } : nil
+        let echo = log.flatMap { OpenSSHLogEcho(path: $0.path, keyExchange: sayKeyExchange) }
+        let status: Int32
+        do {
+            status = try run(argv)
+        } catch {
+            echo?.finish()
+            throw error
+        }
+        echo?.finish()
+        guard let log else { return status }
+        let read = log.read()
+        if echo == nil { read.said.withUnsafeBytes { StandardStreams.write($0, fd: 2) } }
+        if read.loggedIn {
+            var outcome = ConnectOutcome()
+            outcome.keyExchanges = read.keyExchange.map { [$0] } ?? []
+            do {
+                try ConnectPlan.record(outcome, target: plan.target.id, store: store)
+            } catch {
+                context.warn("the session ran, but could not save to the store: \(ShelfError(from: error).message)")
+            }
+        }
+        return status
     }
 
     /// What ssh runs with for `plan`'s target: the bridge brought up to date (its host, its pinned keys), the
@@ -230,13 +299,5 @@ public enum OpenSSHHandover {
         guard include.isInstalled else { return ["-F", bridge] }
         let ownHome = getpwuid(geteuid()).flatMap { $0.pointee.pw_dir.map { String(cString: $0) } }
         return ownHome == context.homeDirectory ? [] : ["-F", include.configPath]
-    }
-
-    /// Replaces this process with `argv` (returns only when that failed).
-    static func exec(_ argv: [String], environment: [String: String]) {
-        var cArgv = argv.map { strdup($0) } + [nil]
-        var cEnvironment = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        _ = execve(argv[0], &cArgv, &cEnvironment)
-        for pointer in cArgv + cEnvironment { free(pointer) }
     }
 }

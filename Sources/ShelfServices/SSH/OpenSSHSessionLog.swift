@@ -16,7 +16,9 @@ final class OpenSSHSessionLog {
     init(_ locations: DataLocations) throws {
         try PrivateFiles.ensureDirectory(locations.runtimeDirectory)
         path = locations.runtimeDirectory + "/run-ssh-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).log"
-        try PrivateFiles.atomicWrite(Data(), to: path)
+        // Created 0600 before ssh opens it (ssh would create it with the umask's mode); a scratch file in a private
+        // folder needs no fsync (an atomic write's two cost a connect tens of milliseconds on a busy disk).
+        try PrivateFiles.ensureFile(path)
     }
 
     /// Whether `plan` goes to OpenSSH for post-quantum key exchange: a hop requires it, or a server offers only it.
@@ -43,20 +45,34 @@ final class OpenSSHSessionLog {
         for raw in text.split(whereSeparator: \.isNewline) {
             let line = String(raw)
             if line.hasPrefix("debug") {
-                if read.keyExchange == nil, let range = line.firstRange(of: "kex: algorithm: ") {
-                    let name = String(line[range.upperBound...]).trimmingSpaces()
-                    if name != "(no match)" { read.keyExchange = Display.safe(name) }
-                }
+                if read.keyExchange == nil { read.keyExchange = keyExchange(in: line) }
                 continue
             }
             if line.hasPrefix("Authenticated to ") { read.loggedIn = true }
-            // What ssh says only above its default level (VERBOSE), and the end of a terminal session.
-            let verbose = ["Authenticated to ", "Transferred: ", "Bytes per second"].contains(where: line.hasPrefix)
-            let closed = line.hasPrefix("Connection to ") && line.hasSuffix(" closed.")
-            if verbose || closed { continue }
-            read.said += Array((line + "\n").utf8)
+            if isSaid(line) { read.said += Array((line + "\n").utf8) }
         }
         return read
+    }
+
+    /// Whether ssh's log line `line` is one ssh would have written to its standard error at its default level: not
+    /// a debug line, nor what it says only above that level (VERBOSE), nor the end of a terminal session.
+    static func isSaid(_ line: String) -> Bool {
+        if line.hasPrefix("debug") { return false }
+        let verbose = ["Authenticated to ", "Transferred: ", "Bytes per second"].contains(where: line.hasPrefix)
+        let closed = line.hasPrefix("Connection to ") && line.hasSuffix(" closed.")
+        return !verbose && !closed
+    }
+
+    /// The key exchange ssh's own line `line` names ("debug1: kex: algorithm: NAME"), nil for any other line. The
+    /// whole line is ssh's only from its start: a server's words appear inside ssh's lines (its version string in
+    /// "Remote protocol version …, remote software version …", which sshd's VersionAddendum sets), so a line that
+    /// merely contains the words does not count. The first such line is the one: it comes before a server can
+    /// have a whole line of its own written (keyboard-interactive's name and instruction, after the key exchange).
+    static func keyExchange(in line: String) -> String? {
+        let prefix = "debug1: kex: algorithm: "
+        guard line.hasPrefix(prefix) else { return nil }
+        let name = String(line.dropFirst(prefix.count)).trimmingSpaces()
+        return name.isEmpty || name == "(no match)" ? nil : Display.safe(name)
     }
 
     func remove() { unlink(path) }

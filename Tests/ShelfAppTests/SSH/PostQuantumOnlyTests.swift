@@ -1,6 +1,7 @@
 // PostQuantumOnlyTests: a real sshd that offers only a post-quantum key exchange (`KexAlgorithms
 // sntrup761x25519-sha512@openssh.com`), which libssh2 does not have: `exec` and `connect` hand the host to OpenSSH's
-// ssh by themselves, with one line saying why, and sshd's log shows the post-quantum key exchange it agreed on.
+// ssh by themselves, with one line saying why, and sshd's log shows the post-quantum key exchange it agreed on;
+// `show` names it as the host's last session's.
 import Foundation
 import TestSupport
 import XCTest
@@ -33,6 +34,10 @@ final class PostQuantumOnlyTests: XCTestCase {
                 - 1, 1, exec.stderr)
         XCTAssertTrue(world.sshd.waitForLog("kex: algorithm: sntrup761x25519-sha512@openssh.com"), world.sshd.log)
         XCTAssertTrue(world.sshd.waitForLog("Accepted publickey"), world.sshd.log)
+        // The session handed over is the host's last, with the key exchange OpenSSH's ssh used.
+        let show = try world.home.run("show", "t")
+        XCTAssertTrue(
+            show.stdout.contains("sntrup761x25519-sha512@openssh.com (post-quantum) (its last session"), show.stdout)
 
         let connect = try world.home.run(["connect", "t"], stdin: "echo via-shell; exit 3\n")
         XCTAssertEqual(connect.status, 3, "the shell's exit status: \(connect)")

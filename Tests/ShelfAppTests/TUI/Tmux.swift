@@ -96,6 +96,13 @@ final class Tmux {
     /// Sends keys as tmux names them (`Enter`, `Escape`, `Down`), or literal text with `type`.
     func send(_ keys: String...) throws { try command(["send-keys", "-t", session] + keys) }
     func type(_ text: String) throws { try command(["send-keys", "-t", session, "-l", text]) }
+    /// Pastes `text` as a terminal does: the whole of it in one write to the program (tmux's paste-buffer, not
+    /// bracketed), a line feed sent as Enter (CR).
+    func paste(_ text: String) throws {
+        let buffer = "sshelf-paste-" + UUID().uuidString.prefix(6)
+        try command(["set-buffer", "-b", buffer, "--", text])
+        try command(["paste-buffer", "-d", "-b", buffer, "-t", session])
+    }
     /// Types a line and presses Enter.
     func enter(_ line: String) throws {
         try type(line)
