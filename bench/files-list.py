@@ -9,7 +9,9 @@ way a person sees it), round by round with `sftp -b` listing the same folder (`l
 For sshelf, from the moment before fork: the pane drawn ("this machine:"), the host's side logged in ("connecting
 to" gone), the first screenful of the host's names, the whole folder listed ("COUNT entries" without "reading...");
 then, in the complete listing, each key of j k G g / q Backspace to its screen (the bottom row names the entry under
-the cursor; the footer shows the filter and its count). For sftp: start to exit. Writes RESULTS/files-list.json
+the cursor; the footer shows the filter and its count). For sftp: from the moment before it starts, its first line of
+the listing (it logs in, reads the whole folder and sorts it before printing any: the same login as sshelf's, so the
+first screenful of each is compared from process start) and its exit. Writes RESULTS/files-list.json
 (hyperfine-shaped, interleaved: bench/summarize.py pairs them), files-list.jsonl (every ptydrive result),
 files-list-screen.dump (the last screen) and files-list-pane.txt (the first screenful, the login, every key:
 min/median/max).
@@ -18,6 +20,7 @@ import argparse
 import json
 import os
 import pathlib
+import re
 import statistics
 import subprocess
 import sys
@@ -72,22 +75,30 @@ def measure(args, sshelf):
         "--prelude", "g", "--prelude-ready", details(first), "--query", "".join(keys),
         "--expect", str(expect_file), "--quit", "\x1bq\x1bq", "--timeout", "30", "--dump",
         str(out / "files-list-screen.dump"), "--"] + sshelf
-    results, whole, peer = [], [], []
+    results, whole, peer, peer_first = [], [], [], []
     for round_number in range(args.warmup + args.runs):
         done = subprocess.run(drive, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, check=False)
         if done.returncode != 0:
             raise SystemExit(f"files-list: ptydrive failed ({done.returncode})")
         result = json.loads(done.stdout)
         start = time.perf_counter()
-        subprocess.run(args.sftp, shell=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, check=True)
+        sftp = subprocess.Popen(args.sftp, shell=True, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)
+        first_line = None
+        for line in sftp.stdout:
+            if first_line is None and re.search(rb"\b[a-z]+-\d{5}\b", line):
+                first_line = time.perf_counter() - start
+        if sftp.wait() != 0 or first_line is None:
+            raise SystemExit(f"files-list: sftp failed ({sftp.returncode}) or listed nothing")
         elapsed = time.perf_counter() - start
         if round_number < args.warmup:
             continue
         results.append(result)
         whole.append(result["ready_ms"] / 1000)
         peer.append(elapsed)
+        peer_first.append(first_line * 1000)
         print(f"round {round_number - args.warmup + 1}: sshelf {result['ready_ms']:.0f} ms (screenful "
-              f"{result['marks_ms']['screenful']:.0f} ms), sftp {elapsed * 1000:.0f} ms", file=sys.stderr)
+              f"{result['marks_ms']['screenful']:.0f} ms), sftp {elapsed * 1000:.0f} ms (first line "
+              f"{first_line * 1000:.0f} ms)", file=sys.stderr)
     with open(out / "files-list.jsonl", "a") as raw:
         for result in results:
             raw.write(json.dumps(result) + "\n")
@@ -108,6 +119,10 @@ def measure(args, sshelf):
     lines.append("  first screenful after the login: " + spread(
         [r["marks_ms"]["screenful"] - r["marks_ms"]["connected"] for r in results]))
     lines.append(f"  whole folder listed: {spread([r['ready_ms'] for r in results])}")
+    screenfuls = [r["marks_ms"]["screenful"] for r in results]
+    lines.append(f"  sftp -b 'ls -l', its first line of the listing: {spread(peer_first)}")
+    lines.append("  first screenful ÷ sftp's first line, round by round: " + ", ".join(
+        f"{mine / theirs:.2f}" for mine, theirs in zip(screenfuls, peer_first)))
     every = []
     for index, key in enumerate(shown):
         values = [r["keys_ms"][index] for r in results]

@@ -27,6 +27,9 @@ public final class Condition: @unchecked Sendable {
 
     public func signal() { pthread_cond_signal(condition) }
 
+    /// Wakes every waiter (each checks its own condition again).
+    public func broadcast() { pthread_cond_broadcast(condition) }
+
     /// Waits (the lock held) until signalled; may wake early, as any condition variable.
     public func wait() { pthread_cond_wait(condition, mutex) }
 

@@ -17,7 +17,9 @@ public final class SftpFile {
 
     /// Reads up to `buffer.count` bytes; 0 at the end of the file.
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws(SSHError) -> Int {
-        let count = libssh2_sftp_read(raw, buffer.baseAddress?.assumingMemoryBound(to: CChar.self), buffer.count)
+        let count = sftp.call {
+            libssh2_sftp_read(raw, buffer.baseAddress?.assumingMemoryBound(to: CChar.self), buffer.count)
+        }
         if count < 0 { throw sftp.failure(Int32(count), "reading failed") }
         return count
     }
@@ -25,7 +27,7 @@ public final class SftpFile {
     /// The open file's attributes (fstat on the handle: what was opened, whatever the name points at since).
     public func attributes() throws(SSHError) -> SftpAttributes {
         var attributes = LIBSSH2_SFTP_ATTRIBUTES()
-        let code = libssh2_sftp_fstat_ex(raw, &attributes, 0)
+        let code = sftp.call { libssh2_sftp_fstat_ex(raw, &attributes, 0) }
         if code != 0 { throw sftp.failure(code, "cannot look at the open file") }
         return SftpAttributes(attributes)
     }
@@ -34,9 +36,11 @@ public final class SftpFile {
     public func write(_ bytes: UnsafeRawBufferPointer) throws(SSHError) {
         var offset = 0
         while offset < bytes.count {
-            let count = libssh2_sftp_write(
-                raw, bytes.baseAddress!.advanced(by: offset).assumingMemoryBound(to: CChar.self),
-                bytes.count - offset)
+            let count = sftp.call {
+                libssh2_sftp_write(
+                    raw, bytes.baseAddress!.advanced(by: offset).assumingMemoryBound(to: CChar.self),
+                    bytes.count - offset)
+            }
             if count < 0 { throw sftp.failure(Int32(count), "writing failed") }
             offset += count
         }
@@ -46,13 +50,13 @@ public final class SftpFile {
     public func finish() throws(SSHError) {
         guard !closed else { return }
         closed = true
-        let code = libssh2_sftp_close_handle(raw)
+        let code = sftp.call { libssh2_sftp_close_handle(raw) }
         if code != 0 { throw sftp.failure(code, "closing the file failed") }
     }
 
     public func close() {
         guard !closed else { return }
         closed = true
-        _ = libssh2_sftp_close_handle(raw)
+        _ = sftp.call { libssh2_sftp_close_handle(raw) }
     }
 }

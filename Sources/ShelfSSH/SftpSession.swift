@@ -1,7 +1,8 @@
 // SftpSession: libssh2's SFTP subsystem on a logged-in connection (so only after every hop's host key was verified
 // and the login went through the usual credential path) — stat, directories, opening files, rename and unlink.
-// Blocking calls on the target session; another thread stops a transfer by aborting the connection. Each libssh2
-// return code is translated here, with the server's SFTP status in words.
+// Blocking calls on the target session; another thread stops a transfer by aborting the connection. While a copy
+// runs several files at once, the session has sibling channels (`sibling`) and every call takes the connection in
+// turn (SftpTurns). Each libssh2 return code is translated here, with the server's SFTP status in words.
 import CLibSSH2
 import FoundationEssentials
 
@@ -81,9 +82,13 @@ public final class SftpSession {
     /// Keeps the connection (and its sessions) alive while the SFTP channel is open.
     private let connection: SSHConnection
     private var closed = false
+    /// Set while several channels share the connection (`beginTurns` to `endTurns`): every call goes through it.
+    private(set) var turns: SftpTurns?
+    private var lostHere = false
     /// A call failed without an answer from the server (the connection broke or was cut): nothing more can be done
     /// on this session, not even removing a temporary file. A refusal the server sent (an SFTP status) is not this.
-    public private(set) var lost = false
+    /// A sibling channel's loss is this session's too: they share the connection.
+    public var lost: Bool { lostHere || (turns?.lost ?? false) }
 
     /// Starts the sftp subsystem on the connection's target.
     public init(_ connection: SSHConnection) throws(SSHError) {
@@ -98,18 +103,65 @@ public final class SftpSession {
         self.raw = raw
     }
 
+    private init(raw: OpaquePointer, connection: SSHConnection, turns: SftpTurns) {
+        self.raw = raw
+        self.connection = connection
+        session = connection.target
+        self.turns = turns
+    }
+
     deinit { close() }
 
     public func close() {
         guard !closed else { return }
         closed = true
-        _ = libssh2_sftp_shutdown(raw)
+        _ = call { libssh2_sftp_shutdown(raw) }
+    }
+
+    // MARK: several channels
+
+    /// From now on this session's calls take the connection in turn with its siblings', from any thread (one thread
+    /// per session). Only with no call of this session's running.
+    public func beginTurns() {
+        guard turns == nil else { return }
+        turns = SftpTurns(session)
+    }
+
+    /// Back to blocking calls on this session alone (its siblings closed before).
+    public func endTurns() {
+        guard let turns else { return }
+        if turns.lost { lostHere = true }
+        turns.end()
+        self.turns = nil
+    }
+
+    /// Another SFTP channel on the same connection (after `beginTurns`), for one more thread; nil when the server
+    /// refuses one more (sshd's MaxSessions), with `lost` set when the connection itself failed.
+    public func sibling() -> SftpSession? {
+        guard let turns else { return nil }
+        let (opened, code) = turns.run(
+            for: self,
+            { () -> (OpaquePointer?, Int32) in
+                let opened = libssh2_sftp_init(session.raw)
+                return (opened, opened == nil ? libssh2_session_last_errno(session.raw) : 0)
+            }, wouldBlock: { $0.0 == nil && $0.1 == LIBSSH2_ERROR_EAGAIN })
+        guard let opened else {
+            if code != LIBSSH2_ERROR_CHANNEL_FAILURE && code != LIBSSH2_ERROR_SFTP_PROTOCOL { turns.markLost() }
+            return nil
+        }
+        return SftpSession(raw: opened, connection: connection, turns: turns)
+    }
+
+    /// Runs one libssh2 call: straight, or in turn with the siblings while they share the connection.
+    func call<T: BinaryInteger>(_ body: () -> T) -> T {
+        guard let turns else { return body() }
+        return turns.run(for: self, body, wouldBlock: { $0 == LIBSSH2_ERROR_EAGAIN })
     }
 
     /// The path's attributes (following a final symbolic link), or nil when nothing is there.
     public func stat(_ path: String) throws(SSHError) -> SftpAttributes? {
         var attributes = LIBSSH2_SFTP_ATTRIBUTES()
-        let code = libssh2_sftp_stat_ex(raw, path, UInt32(path.utf8.count), LIBSSH2_SFTP_STAT, &attributes)
+        let code = call { libssh2_sftp_stat_ex(raw, path, UInt32(path.utf8.count), LIBSSH2_SFTP_STAT, &attributes) }
         if code == 0 { return SftpAttributes(attributes) }
         if isMissing(code) { return nil }
         throw failure(code, "cannot look at \(path)")
@@ -118,23 +170,23 @@ public final class SftpSession {
     /// Sets permissions and times (whatever `attributes` carries of them).
     public func setAttributes(_ path: String, _ attributes: SftpAttributes) throws(SSHError) {
         var raw = attributes.raw
-        let code = libssh2_sftp_stat_ex(self.raw, path, UInt32(path.utf8.count), LIBSSH2_SFTP_SETSTAT, &raw)
+        let code = call { libssh2_sftp_stat_ex(self.raw, path, UInt32(path.utf8.count), LIBSSH2_SFTP_SETSTAT, &raw) }
         if code != 0 { throw failure(code, "cannot set the permissions and times of \(path)") }
     }
 
     public func makeDirectory(_ path: String, mode: UInt32) throws(SSHError) {
-        let code = libssh2_sftp_mkdir_ex(raw, path, UInt32(path.utf8.count), Int(mode))
+        let code = call { libssh2_sftp_mkdir_ex(raw, path, UInt32(path.utf8.count), Int(mode)) }
         if code != 0 { throw failure(code, "cannot make the directory \(path)") }
     }
 
     public func unlink(_ path: String) throws(SSHError) {
-        let code = libssh2_sftp_unlink_ex(raw, path, UInt32(path.utf8.count))
+        let code = call { libssh2_sftp_unlink_ex(raw, path, UInt32(path.utf8.count)) }
         if code != 0 { throw failure(code, "cannot remove \(path)") }
     }
 
     /// Removes `path`; nothing there is no failure (a temporary file a stop removes may never have been made).
     public func removeIfPresent(_ path: String) throws(SSHError) {
-        let code = libssh2_sftp_unlink_ex(raw, path, UInt32(path.utf8.count))
+        let code = call { libssh2_sftp_unlink_ex(raw, path, UInt32(path.utf8.count)) }
         if code != 0 && !isMissing(code) { throw failure(code, "cannot remove \(path)") }
     }
 
@@ -142,10 +194,15 @@ public final class SftpSession {
     /// name, so that file is removed first: `to` is then briefly absent, never partial.
     public func rename(_ from: String, to: String) throws(SSHError) {
         let flags = Int(LIBSSH2_SFTP_RENAME_OVERWRITE | LIBSSH2_SFTP_RENAME_ATOMIC | LIBSSH2_SFTP_RENAME_NATIVE)
-        var code = libssh2_sftp_rename_ex(raw, from, UInt32(from.utf8.count), to, UInt32(to.utf8.count), flags)
+        let renaming = { () -> Int32 in
+            self.call {
+                libssh2_sftp_rename_ex(self.raw, from, UInt32(from.utf8.count), to, UInt32(to.utf8.count), flags)
+            }
+        }
+        var code = renaming()
         if code != 0, (try? stat(to)) != nil {
             try unlink(to)
-            code = libssh2_sftp_rename_ex(raw, from, UInt32(from.utf8.count), to, UInt32(to.utf8.count), flags)
+            code = renaming()
         }
         if code != 0 { throw failure(code, "cannot rename \(from) to \(to)") }
     }
@@ -174,8 +231,8 @@ public final class SftpSession {
         var buffer = [CChar](repeating: 0, count: Self.longestListedName)
         while true {
             var attributes = LIBSSH2_SFTP_ATTRIBUTES()
-            let count = buffer.withUnsafeMutableBufferPointer {
-                libssh2_sftp_readdir_ex(handle.raw, $0.baseAddress, $0.count, nil, 0, &attributes)
+            let count = buffer.withUnsafeMutableBufferPointer { pointer in
+                call { libssh2_sftp_readdir_ex(handle.raw, pointer.baseAddress, pointer.count, nil, 0, &attributes) }
             }
             if count == 0 { break }
             if count < 0 { throw failure(count, "cannot list \(path)") }
@@ -190,9 +247,13 @@ public final class SftpSession {
     }
 
     private func open(_ path: String, flags: UInt, mode: Int, type: Int32, doing: String) throws(SSHError) -> SftpFile {
-        guard let handle = libssh2_sftp_open_ex(raw, path, UInt32(path.utf8.count), flags, mode, type) else {
-            throw failure(Int32(libssh2_session_last_errno(session.raw)), doing)
+        let opening = { () -> (OpaquePointer?, Int32) in
+            let handle = libssh2_sftp_open_ex(self.raw, path, UInt32(path.utf8.count), flags, mode, type)
+            return (handle, handle == nil ? libssh2_session_last_errno(self.session.raw) : 0)
         }
+        let (handle, code) =
+            turns?.run(for: self, opening, wouldBlock: { $0.0 == nil && $0.1 == LIBSSH2_ERROR_EAGAIN }) ?? opening()
+        guard let handle else { throw failure(code, doing) }
         return SftpFile(handle, sftp: self)
     }
 
@@ -205,8 +266,11 @@ public final class SftpSession {
     /// An error for a failed call: the server's SFTP status when it sent one, else libssh2's own message.
     func failure(_ code: Int32, _ doing: String) -> SSHError {
         guard code == LIBSSH2_ERROR_SFTP_PROTOCOL else {
-            lost = true
-            return SSHError(.channelFailed, doing, library: session.lastError())
+            lostHere = true
+            turns?.markLost()
+            // libssh2's error text is the session's: read with the connection to this thread.
+            let library = turns?.alone { session.lastError() } ?? session.lastError()
+            return SSHError(.channelFailed, doing, library: library)
         }
         return SSHError(.channelFailed, "\(doing): \(Self.words(libssh2_sftp_last_error(raw)))")
     }

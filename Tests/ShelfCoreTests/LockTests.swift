@@ -1,5 +1,6 @@
 // LockTests: the POSIX lock and condition that stand in for NSLock and NSCondition keep their promises: a held
-// lock is not taken (and a timed take gives up), a free one is; a waiting thread wakes on a signal or its deadline.
+// lock is not taken (and a timed take gives up), a free one is; a waiting thread wakes on a signal or its deadline;
+// a broadcast wakes every waiting thread.
 import Foundation
 import XCTest
 @testable import ShelfCore
@@ -47,6 +48,35 @@ final class LockTests: XCTestCase {
         let deadline = Date().addingTimeInterval(60)
         while !signalled && Date() < deadline { condition.wait(until: deadline) }
         XCTAssertTrue(signalled)
+        condition.unlock()
+    }
+
+    func testABroadcastWakesEveryWaiter() {
+        final class Counts: @unchecked Sendable {
+            var waiting = 0
+            var go = false
+            var woken = 0
+        }
+        let condition = Condition()
+        let counts = Counts()
+        for _ in 0..<4 {
+            Thread.detachNewThread {
+                condition.lock()
+                counts.waiting += 1
+                condition.broadcast()
+                while !counts.go { condition.wait() }
+                counts.woken += 1
+                condition.unlock()
+            }
+        }
+        let deadline = Date().addingTimeInterval(60)
+        condition.lock()
+        while counts.waiting < 4 && Date() < deadline { condition.wait(until: deadline) }
+        // One broadcast, no signal: all four must wake. The woken say nothing: the wait looks again every 50 ms.
+        counts.go = true
+        condition.broadcast()
+        while counts.woken < 4 && Date() < deadline { condition.wait(until: Date().addingTimeInterval(0.05)) }
+        XCTAssertEqual(counts.woken, 4)
         condition.unlock()
     }
 }

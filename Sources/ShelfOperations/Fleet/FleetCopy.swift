@@ -4,8 +4,10 @@
 // setuid/setgid/sticky are never carried. Every file is written under a temporary name beside its final one
 // (.NAME.sshelf-XXXXXXXX.part, NAME cut to fit) and renamed only once complete; a failure or a stop removes it, and
 // one that could not be removed is named. A file that cannot be copied is noted and the rest go on, as with scp.
+// Several files are in flight at once (FleetCopyLanes): the walk hands each file to a lane of its own.
 import FoundationEssentials
 import Glibc
+import ShelfCore
 import ShelfSSH
 import ShelfSystem
 
@@ -14,6 +16,8 @@ public struct CopyOptions: Sendable {
     public var preserve: Bool
     /// Bytes per read or write call: libssh2 keeps several SFTP requests of it in flight.
     public var chunk = 1 << 20
+    /// Files in flight at once, each on an SFTP channel of its own (1: one after another).
+    public var lanes = FleetCopyLanes.defaultWidth
 
     public init(recursive: Bool, preserve: Bool) {
         self.recursive = recursive
@@ -32,8 +36,14 @@ public final class FleetCopy {
     private let options: CopyOptions
     /// Whether the copy was asked to stop (checked between blocks and files; the temporary file is removed first).
     private let stop: () -> Bool
-    /// Called with each block's byte count as it is copied (from the copying thread).
+    /// Called with each block's byte count as it is copied (from a lane's thread, one call at a time).
     private let progress: (Int) -> Void
+    /// Guards the counts, the problems and the leftovers, which the lanes add to.
+    private let lock = Lock()
+    /// What ended the copy in a lane (a stop, a lost connection): the walk stops at its next step and throws it.
+    private var fatal: SSHError?
+    /// The lanes of the copy running now (nil between copies).
+    private var lanes: FleetCopyLanes?
     public private(set) var files = 0
     public private(set) var bytes: UInt64 = 0
     /// Files and directories not copied, each with why; the copy went on with the rest.
@@ -73,20 +83,24 @@ public final class FleetCopy {
                 .channelFailed,
                 found == nil ? "\(target): no such directory on the host" : "\(target) is not a directory")
         }
+        try withLanes { () throws(SSHError) in try uploadSources(sources, into: into ? target : nil, as: target) }
+    }
+
+    private func uploadSources(_ sources: [String], into folder: String?, as target: String) throws(SSHError) {
         for source in sources {
             try checkStop()
             try each { () throws(SSHError) in
                 // A source named by the user is followed when it is a link, as scp does.
                 var info = stat()
                 guard fstatat(AT_FDCWD, source, &info, 0) == 0 else { throw local("cannot read \(source)") }
-                let remote = into ? join(target, Self.baseName(source)) : target
+                let remote = folder.map { join($0, Self.baseName(source)) } ?? target
                 if info.st_mode & S_IFMT == S_IFDIR {
                     guard options.recursive else {
                         throw SSHError(.channelFailed, "\(source) is a directory (copy it with -r)")
                     }
                     try uploadTree(source, to: remote, info: info)
                 } else {
-                    try uploadFile(source, to: remote)
+                    submit { sftp throws(SSHError) in try self.uploadFile(source, to: remote, on: sftp) }
                 }
             }
         }
@@ -108,22 +122,29 @@ public final class FleetCopy {
                 guard lstat(path, &entry) == 0 else { throw local("cannot read \(path)") }
                 switch entry.st_mode & S_IFMT {
                 case S_IFDIR: try uploadTree(path, to: join(remote, name), info: entry)
-                case S_IFREG: try uploadFile(path, to: join(remote, name))
+                case S_IFREG:
+                    let destination = join(remote, name)
+                    submit { sftp throws(SSHError) in try self.uploadFile(path, to: destination, on: sftp) }
                 case S_IFLNK:
                     // Inside a tree a link is followed only to a regular file (a link to a directory could loop).
                     var target = stat()
                     if fstatat(AT_FDCWD, path, &target, 0) == 0 && target.st_mode & S_IFMT == S_IFDIR {
                         throw Self.linkToDirectory(path)
                     }
-                    try uploadFile(path, to: join(remote, name))
+                    let destination = join(remote, name)
+                    submit { sftp throws(SSHError) in try self.uploadFile(path, to: destination, on: sftp) }
                 default: throw Self.notRegular(path, RegularFile.describe(entry.st_mode))
                 }
             }
         }
-        if options.preserve { try sftp.setAttributes(remote, Self.attributes(info)) }
+        if options.preserve {
+            // After the files in it: a file renamed into the directory would change its time again.
+            lanes?.drain()
+            try sftp.setAttributes(remote, Self.attributes(info))
+        }
     }
 
-    private func uploadFile(_ path: String, to remote: String) throws(SSHError) {
+    private func uploadFile(_ path: String, to remote: String, on sftp: SftpSession) throws(SSHError) {
         // Opened without blocking and checked on the descriptor: a FIFO, device or socket is refused, never read.
         let fd: Int32
         do { fd = try RegularFile.open(path) } catch { throw SSHError(.channelFailed, error.description) }
@@ -147,17 +168,16 @@ public final class FleetCopy {
                 sent += UInt64(count)
                 guard sent <= size else { throw Self.grew(path, size: size) }
                 try file.write(UnsafeRawBufferPointer(rebasing: buffer.prefix(count)))
-                bytes += UInt64(count)
-                progress(count)
+                copied(count)
             }
             try file.finish()
             if options.preserve { try sftp.setAttributes(temporary, Self.attributes(info)) }
             try sftp.rename(temporary, to: remote)
-            files += 1
+            lock.withLock { files += 1 }
         } catch {
             file.close()
             do { try sftp.removeIfPresent(temporary) } catch {
-                leftovers.append(Leftover(path: temporary, onHost: true))
+                lock.withLock { leftovers.append(Leftover(path: temporary, onHost: true)) }
             }
             throw error
         }
@@ -188,6 +208,12 @@ public final class FleetCopy {
             throw SSHError(
                 .channelFailed, exists ? "\(destination) is not a directory" : "\(destination): no such directory here")
         }
+        try withLanes { () throws(SSHError) in
+            try downloadSources(sources, into: into ? destination : nil, as: destination)
+        }
+    }
+
+    private func downloadSources(_ sources: [String], into folder: String?, as destination: String) throws(SSHError) {
         for source in sources {
             try checkStop()
             let path = source.isEmpty ? "." : source
@@ -196,14 +222,16 @@ public final class FleetCopy {
                 guard let attributes = try sftp.stat(path) else {
                     throw SSHError(.channelFailed, "\(path): no such file or directory on the host")
                 }
-                let local = into ? join(destination, Self.baseName(path)) : destination
+                let local = folder.map { join($0, Self.baseName(path)) } ?? destination
                 if attributes.isDirectory {
                     guard options.recursive else {
                         throw SSHError(.channelFailed, "\(path) is a directory (copy it with -r)")
                     }
                     try downloadTree(path, to: local, attributes: attributes)
                 } else {
-                    try downloadFile(path, to: local, listed: attributes)
+                    submit { sftp throws(SSHError) in
+                        try self.downloadFile(path, to: local, listed: attributes, on: sftp)
+                    }
                 }
             }
         }
@@ -236,14 +264,24 @@ public final class FleetCopy {
                 if resolved.isDirectory {
                     try downloadTree(child, to: join(directory, name), attributes: resolved)
                 } else {
-                    try downloadFile(child, to: join(directory, name), listed: resolved)
+                    let local = join(directory, name)
+                    let listed = resolved
+                    submit { sftp throws(SSHError) in
+                        try self.downloadFile(child, to: local, listed: listed, on: sftp)
+                    }
                 }
             }
         }
-        if options.preserve { try setLocal(directory, attributes) }
+        if options.preserve {
+            // After the files in it: a read-only directory would refuse them, and each rename changes its time.
+            lanes?.drain()
+            try setLocal(directory, attributes)
+        }
     }
 
-    private func downloadFile(_ remote: String, to path: String, listed: SftpAttributes) throws(SSHError) {
+    private func downloadFile(
+        _ remote: String, to path: String, listed: SftpAttributes, on sftp: SftpSession
+    ) throws(SSHError) {
         guard listed.isRegularFile else { throw Self.notRegular(remote, listed.kind) }
         try checkStop()
         let file = try sftp.openForReading(remote)
@@ -276,8 +314,7 @@ public final class FleetCopy {
                 guard FileOutput.writeAll(fd, UnsafeRawBufferPointer(rebasing: buffer.prefix(count))) else {
                     throw local("cannot write \(temporary)")
                 }
-                bytes += UInt64(count)
-                progress(count)
+                copied(count)
             }
             // Without -p a new file gets the remote permissions less this process's umask, as cp and scp do; with
             // -p the permissions as they are. Never setuid, setgid or sticky.
@@ -296,9 +333,11 @@ public final class FleetCopy {
             }
             closed = true
             guard rename(temporary, path) == 0 else { throw local("cannot rename \(temporary) to \(path)") }
-            files += 1
+            lock.withLock { files += 1 }
         } catch {
-            if unlink(temporary) != 0 && errno != ENOENT { leftovers.append(Leftover(path: temporary, onHost: false)) }
+            if unlink(temporary) != 0 && errno != ENOENT {
+                lock.withLock { leftovers.append(Leftover(path: temporary, onHost: false)) }
+            }
             throw error
         }
     }
@@ -312,6 +351,47 @@ public final class FleetCopy {
         }
     }
 
+    // MARK: several files at once
+
+    /// Runs `body` (the walk of the sources) with lanes for its files, and waits for every file before returning.
+    private func withLanes(_ body: () throws(SSHError) -> Void) throws(SSHError) {
+        let lanes = FleetCopyLanes(sftp, width: options.lanes)
+        self.lanes = lanes
+        var failure: SSHError?
+        do { try body() } catch { failure = error }
+        lanes.finish()
+        self.lanes = nil
+        if let failure { throw failure }
+        if let fatal = lock.withLock({ fatal }) { throw fatal }
+    }
+
+    /// Hands one file's copy to a lane (given the channel to copy it on). Its failure alone is noted and the copy
+    /// goes on; a stop or a lost connection ends the walk at its next step.
+    private func submit(_ copy: @escaping (SftpSession) throws(SSHError) -> Void) {
+        let run = { [self] (sftp: SftpSession) in
+            do throws(SSHError) { try copy(sftp) } catch {
+                let ends = error.kind == .cancelled || stop() || sftp.lost
+                lock.withLock {
+                    if !ends {
+                        problems.append(error.message)
+                    } else if fatal == nil {
+                        fatal = error
+                    }
+                }
+            }
+        }
+        guard let lanes else { return run(sftp) }
+        lanes.submit(run)
+    }
+
+    /// Counts one block copied, and says so (one lane at a time).
+    private func copied(_ count: Int) {
+        lock.withLock {
+            bytes += UInt64(count)
+            progress(count)
+        }
+    }
+
     // MARK: going on, stopping
 
     /// Runs one source's or one entry's copy: when that alone fails (refused, or the server said no) it is noted and
@@ -319,12 +399,13 @@ public final class FleetCopy {
     private func each(_ body: () throws(SSHError) -> Void) throws(SSHError) {
         do { try body() } catch {
             if error.kind == .cancelled || stop() || sftp.lost { throw error }
-            problems.append(error.message)
+            lock.withLock { problems.append(error.message) }
         }
     }
 
     private func checkStop() throws(SSHError) {
         if stop() { throw SSHError(.cancelled, "stopped") }
+        if let fatal = lock.withLock({ fatal }) { throw fatal }
     }
 
     static func notRegular(_ path: String, _ kind: String) -> SSHError {

@@ -3,7 +3,7 @@
 // folder left), switch sides, filter, and show hidden names; a link shows its target. A hostile folder (escapes, a
 // newline, bytes that are not UTF-8 in names, a 255-byte name, a FIFO, a device, a link out, a link loop) lists with
 // every name escaped and nothing opened that is not a folder; a folder of 10,000 entries lists whole and the keys
-// reach its end.
+// reach its end. A folder's copy with several files in flight cancels whole, and the pane goes on.
 import Foundation
 import TestSupport
 import XCTest
@@ -148,6 +148,41 @@ final class TUIFilesTests: XCTestCase {
         try tui.waitFor(text: "↓ huge.img to \(here)  cancelled")
         try tui.waitFor("the local side read again, empty") { $0.contains("0 entries") }
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: here), [], "no partial or final file")
+        try tui.closeFilesAndQuit()
+    }
+
+    /// A folder's files copy several at a time (cp's channels): `x` stops every one of them, each temporary file is
+    /// removed, no file is left here at all; the pane's own SFTP session then goes on (the next copy is done). Three
+    /// 4 GiB sparse files keep all three in flight long enough to cancel.
+    func testCancelAFolderWithSeveralFilesInFlightLeavesNothingAndThePaneGoesOn() throws {
+        let world = try FleetWorld(["a"])
+        let remote = world.shared + "/multi"
+        try FileManager.default.createDirectory(atPath: remote + "/set", withIntermediateDirectories: true)
+        for name in ["one.img", "two.img", "three.img"] {
+            XCTAssertTrue(FileManager.default.createFile(atPath: remote + "/set/" + name, contents: nil))
+            XCTAssertEqual(truncate(remote + "/set/" + name, 4 << 30), 0)
+        }
+        try makeFile(remote + "/zz.txt", bytes: 1234)
+        let here = world.home.root + "/here"
+        try FileManager.default.createDirectory(atPath: here, withIntermediateDirectories: true)
+        let tui = try Tmux(
+            home: world.home, arguments: ["files", "a", remote, "--local", here], columns: 200, rows: 30)
+        try tui.waitFor("the host's side") { $0.contains("zz.txt") && !$0.contains("reading...") }
+        try tui.send("c")
+        try tui.waitFor("the folder's copy running, with its rate") {
+            $0.contains("↓ set to \(here)") && $0.contains("/s")
+        }
+        try tui.send("x")
+        try tui.waitFor(text: "↓ set to \(here)  cancelled")
+        let files = try FileManager.default.subpathsOfDirectory(atPath: here).filter {
+            var folder: ObjCBool = false
+            return FileManager.default.fileExists(atPath: here + "/" + $0, isDirectory: &folder) && !folder.boolValue
+        }
+        XCTAssertEqual(files, [], "no partial or final file")
+        try tui.send("G")
+        try tui.send("c")
+        try tui.waitFor(text: "↓ zz.txt to \(here)  done: 1 file, 1234 bytes")
+        XCTAssertEqual(FileManager.default.contents(atPath: here + "/zz.txt")?.count, 1234)
         try tui.closeFilesAndQuit()
     }
 

@@ -14,8 +14,8 @@ final class FleetWorld {
     let shared: String
 
     /// `names` on the first sshd, in group `prod`, their host key trusted.
-    init(_ names: [String] = ["a", "b"], group: String = "prod") throws {
-        cli = try SSHCLIWorld()
+    init(_ names: [String] = ["a", "b"], group: String = "prod", options: SSHD.Options = SSHD.Options()) throws {
+        cli = try SSHCLIWorld(options: options)
         shared = cli.home.root + "/shared"
         try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: true)
         chmod(shared, 0o777)
