@@ -20,6 +20,8 @@ final class FilesRemoteSide: @unchecked Sendable {
     /// The next folder to list (a newer request replaces one not yet started), and whether the pane closed.
     private var request: (path: [UInt8], generation: Int)?
     private var closed = false
+    /// The side's thread has ended the SFTP session and the connection (see `waitEnded`).
+    private var ended = false
     /// Copies waiting their turn, and the ids of those cancelled (queued or running).
     private var copies: [FilesTransfer.Request] = []
     /// Changes waiting (a new folder, a rename, a delete, a mode), made before the next copy.
@@ -170,7 +172,26 @@ final class FilesRemoteSide: @unchecked Sendable {
         return closed || request != nil
     }
 
+    /// Waits, at most until `deadline`, for the side's thread to end its SFTP session and the connection; false when
+    /// it had not. sshelf quitting with the pane open waits here: the process's exit handlers free what libssh2 uses,
+    /// and a thread still inside it then crashed the quit (exit 139).
+    @discardableResult
+    func waitEnded(until deadline: Date) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while !ended {
+            if !condition.wait(until: deadline) && !ended { return false }
+        }
+        return true
+    }
+
     private func run(_ start: [UInt8]?) {
+        defer {
+            condition.lock()
+            ended = true
+            condition.broadcast()
+            condition.unlock()
+        }
         defer { endConnection() }
         defer { finishJobs() }
         let sftp: SftpSession

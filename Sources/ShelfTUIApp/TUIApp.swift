@@ -84,7 +84,7 @@ public final class TUIApp {
                     question, vault: vault, prompts: prompts, mailbox: mailbox, locations: locations, answer: answer)
             })
         defer { agentQuestions?.stop() }
-        defer { keptEdits = files.close(because: "sshelf quit before the answer") }
+        defer { keptEdits = files.close(because: "sshelf quit before the answer", quitting: true) }
         let size = terminal.size
         state = UIState(rows: size.rows, columns: size.columns, symbols: terminal.symbols, now: Date())
         state.reachability = ReachabilityColumn(start: ReachabilityWorker.start(context.environment))

@@ -29,6 +29,9 @@ final class TUIFiles: @unchecked Sendable {
         login.filesLoggedIn = { [weak self] hostID, result in self?.loggedIn(hostID, result) }
     }
 
+    /// How long a quit waits for the host side's thread to end its connection.
+    static let quitWait: Double = 5
+
     func open(_ hostID: UUID, remotePath: [UInt8]?, localPath: [UInt8]?) {
         for line in close() { mailbox.post(.notify(Notice(line, isError: true))) }
         lock.lock()
@@ -89,8 +92,9 @@ final class TUIFiles: @unchecked Sendable {
     }
 
     /// Closes the pane (`why` before an edit's answer: the pane closed, sshelf quit); returns the lines that say
-    /// where an edit waiting for its answer was kept.
-    func close(because why: String = "the pane closed before the answer") -> [String] {
+    /// where an edit waiting for its answer was kept. `quitting`: sshelf is about to exit, so the host side's thread
+    /// is given a few seconds to leave libssh2 first (a connection that hangs does not hold the quit longer).
+    func close(because why: String = "the pane closed before the answer", quitting: Bool = false) -> [String] {
         lock.lock()
         let (wasLoggingIn, remote) = (opened != nil && self.remote == nil, self.remote)
         opened = nil
@@ -98,6 +102,7 @@ final class TUIFiles: @unchecked Sendable {
         lock.unlock()
         if wasLoggingIn { login.cancel() }
         remote?.close()
+        if quitting { remote?.waitEnded(until: Date(timeIntervalSinceNow: Self.quitWait)) }
         return edits.close(because: why)
     }
 
