@@ -11,6 +11,18 @@ final class LockedCredentialHintTests: XCTestCase {
     static let passphrase = "correct horse battery"
 
     /// A world whose host `t` logs in with a key made by `keygen` into a vault with a passphrase.
+    /// A world without the kernel keyring whose host is pinned and whose key is stored afterFirstUnlockThisDeviceOnly
+    /// (what a forward rule run without anybody there needs).
+    func pinnedWorldWithAfterFirstUnlockKey() throws -> (SSHCLIWorld, key: String) {
+        let (world, key) = try keygenWorld(keyring: false)
+        XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
+        XCTAssertExit(
+            try world.home.run(
+                ["vault", "set-class", key, "afterFirstUnlockThisDeviceOnly", "--passphrase-fd", "3"],
+                fd3: Self.passphrase), 0)
+        return (world, key)
+    }
+
     func keygenWorld(keyring: Bool) throws -> (SSHCLIWorld, key: String) {
         let world = try SSHCLIWorld()
         world.home.extraEnvironment = ["SSHELF_TEST_WEAK_KDF": "1"]
@@ -172,13 +184,8 @@ final class LockedCredentialHintTests: XCTestCase {
     /// Without the keyring, `forward up --passphrase-fd` opens the afterFirstUnlock items for the supervisor; a wrong
     /// passphrase stops it at once.
     func testForwardUpTakesThePassphraseOnADescriptor() throws {
-        let (world, key) = try keygenWorld(keyring: false)
+        let (world, _) = try pinnedWorldWithAfterFirstUnlockKey()
         let home = world.home
-        XCTAssertExit(try home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
-        XCTAssertExit(
-            try home.run(
-                ["vault", "set-class", key, "afterFirstUnlockThisDeviceOnly", "--passphrase-fd", "3"],
-                fd3: Self.passphrase), 0)
         let target = try ReverseServer()
         let port = try TrafficSocket.freePort()
         XCTAssertExit(
@@ -204,13 +211,8 @@ final class LockedCredentialHintTests: XCTestCase {
     /// words the saved hint the same way for the service's rules, `--json` keeps the face-neutral words and no face's
     /// data.
     func testTheServiceSaysWhatToDoInItsOwnWords() throws {
-        let (world, key) = try keygenWorld(keyring: false)
+        let (world, key) = try pinnedWorldWithAfterFirstUnlockKey()
         let home = world.home
-        XCTAssertExit(try home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
-        XCTAssertExit(
-            try home.run(
-                ["vault", "set-class", key, "afterFirstUnlockThisDeviceOnly", "--passphrase-fd", "3"],
-                fd3: Self.passphrase), 0)
         let port = try TrafficSocket.freePort()
         XCTAssertExit(try home.run("forward", "add", "t", "--local", "\(port):127.0.0.1:9", "--autostart"), 0)
 
