@@ -134,6 +134,9 @@ enum CopyCommand {
         }
         try FleetCommand.loginUser(call, &fleet)
         try FleetCommand.confirm(fleet, call: call, context: context)
+        // A certificate kept fresh by its CA (`ca sign --renew`) is renewed first, as for `run`.
+        try CACommands.renewCertificates(
+            &fleet.plans, by: "cp", vaultInput: SecretInput(call, \.passphraseFD), context: context, store: store)
         // The first Ctrl-C stops every copy: each removes its temporary file; one whose host does not answer within
         // the connect timeout is cut off, and its temporary file named.
         let settings = FleetRun.Settings(

@@ -2,8 +2,9 @@
 // for), run the host's autostart rules, and after a drop reconnect with exponential backoff and jitter. Errors
 // only the user can fix (host key, credentials the supervisor may not read, a refused login) are `failed` with
 // the reason and tried again only once a minute, so a fix (`sshelf trust`, `vault unlock`, `vault set-class`) is
-// picked up. A host that requires post-quantum key exchange (which libssh2 lacks) has its rules run by OpenSSH's
-// `ssh -N` instead (OpenSSHForwardChild), supervised the same way: a child that ends is started again with backoff.
+// picked up. A host the loaded libssh2 cannot log in (post-quantum key exchange required, a user certificate or an
+// RSA key on 1.10, a security key: OpenSSHHandover.loginNeeds) has its rules run by OpenSSH's `ssh -N` instead
+// (OpenSSHForwardChild), supervised the same way: a child that ends is started again with backoff.
 import Dispatch
 import FoundationEssentials
 import Glibc
@@ -160,8 +161,9 @@ public final class HostRunner: @unchecked Sendable {
         let credentials = UnattendedCredentials(
             workspace: workspace, store: store, who: who, vault: vault, releasedBy: "forward")
         var attempt = 0
-        // Only when ssh is there to take it: without it the own client's refusal below says so, and the host fails.
-        if let why = PostQuantumWords.handover(plan), access(OpenSSHHandover.sshPath, X_OK) == 0 {
+        // Only when ssh is there to take it (loginNeeds says nothing without it): the own client's refusal below
+        // then says why, and the host fails.
+        if let why = OpenSSHHandover.loginNeeds(plan) {
             report(RunnerLine("note: \(why); running its rules through OpenSSH's ssh"))
             while !isStopping { runThroughOpenSSH(store: store, attempt: &attempt) }
             return

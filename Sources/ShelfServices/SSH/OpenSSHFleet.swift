@@ -100,7 +100,9 @@ public final class OpenSSHFleet: @unchecked Sendable {
                 (recursive ? ["-r"] : []) + (preserve ? ["-p"] : []) + (logged ? ["-o", "LogLevel=DEBUG1"] : ["-q"])
             let remote = { (path: String) in "\(name):\(path)" }
             let words = upload ? sources + [remote(destination)] : sources.map(remote) + [destination]
-            return [Self.scpPath] + Self.batch(connectTimeout) + flags + ["--"] + words
+            // The renewed certificate, as for run: the bridge's IdentitiesOnly would hide the one the agent lists.
+            let certificate = CertificateRenewal.sshOptions(plan, locations: context.workspace.locations)
+            return [Self.scpPath] + Self.batch(connectTimeout) + flags + certificate + ["--"] + words
         }
         if result.outcome == .succeeded { result.note = "copied through OpenSSH's scp" }
         // scp's own refusals (a file that is not regular, permission denied) are on its stderr: the host's line says

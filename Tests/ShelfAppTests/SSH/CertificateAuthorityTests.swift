@@ -217,6 +217,36 @@ final class CertificateAuthorityTests: XCTestCase {
         XCTAssertEqual(issued.map { $0["by"] as? String }, ["ca sign", "run"], "\(issued)")
     }
 
+    /// `cp` renews it before its copy's login too, the release-log line naming `cp`.
+    func testCopyRenewsATiedCertificateBeforeItsLogin() throws {
+        let (home, sshd, _, _, _) = try world()
+        let past = Int(Date().timeIntervalSince1970) - 7200
+        home.extraEnvironment["SSHELF_TEST_NOW"] = String(past)
+        XCTAssertExit(
+            try home.run(
+                "ca", "sign", "work", "--ca", "team", "--principals", TestAccount.name, "--valid", "1h", "--renew"), 0)
+        home.extraEnvironment["SSHELF_TEST_NOW"] = nil
+        // A file the login's account can read (its home), copied down here.
+        let folder = "/home/\(TestAccount.name)/sshelf-cp-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Data("copied with a fresh certificate\n".utf8).write(to: URL(fileURLWithPath: folder + "/notes.txt"))
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: folder + "/notes.txt")
+
+        let copy = try home.run("cp", "c:" + folder + "/notes.txt", home.root + "/notes.txt")
+        XCTAssertTrue(
+            copy.stderr.contains("sshelf: note: renewed the certificate of identity 'work' (CA 'team', serial 2, "),
+            copy.stderr)
+        XCTAssertExit(copy, 0)
+        XCTAssertEqual(
+            try String(contentsOfFile: home.root + "/notes.txt", encoding: .utf8), "copied with a fresh certificate\n")
+        XCTAssertTrue(sshd.waitForLog("Accepted publickey"), sshd.log)
+        XCTAssertTrue(sshd.log.contains("(serial 2)"), sshd.log)
+        let issued = try releases(home).filter { $0["what"] as? String == "certificate" }
+        XCTAssertEqual(issued.map { $0["by"] as? String }, ["ca sign", "cp"], "\(issued)")
+    }
+
     /// `forward start` renews it before its login too, the release-log line naming `forward`.
     func testForwardStartRenewsATiedCertificateBeforeItsLogin() throws {
         let (home, _, _, _, _) = try world()
