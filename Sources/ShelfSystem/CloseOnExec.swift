@@ -27,6 +27,16 @@ public enum CloseOnExec {
     @discardableResult
     public static func replaceStandardError(with fd: Int32) -> Int32 { Glibc.dup2(fd, 2) < 0 ? -1 : 0 }
 
+    /// Marks a descriptor this process inherited (`--passphrase-fd N`) close-on-exec, as soon as it is known: the
+    /// one mark that cannot come at creation, since the descriptor was made by the parent. 0 or -1.
+    @discardableResult
+    public static func markInherited(_ fd: Int32) -> Int32 {
+        let flags = fcntl(fd, F_GETFD)
+        guard flags >= 0 else { return -1 }
+        let closing = flags | FD_CLOEXEC
+        return fcntl(fd, F_SETFD, closing) < 0 ? -1 : 0
+    }
+
     /// Marks every open descriptor from `lowest` up close-on-exec (close_range), so a child spawned next gets only
     /// what its spawn names: what another library or an older call of ours left inheritable included. 0 or -1.
     @discardableResult

@@ -32,7 +32,9 @@ enum TUIErrorLine {
     static func passphrase(_ need: PassphraseNeed) -> String {
         switch need {
         case .give: "press V to unlock the vault"
-        case .giveAtStart: "restart its forwards with 'sshelf forward up --passphrase-fd N' (V unlocks this TUI alone)"
+        case .giveAtStart:
+            "restart 'sshelf forward up', giving it the vault passphrase when it starts (press V to unlock this TUI "
+                + "alone)"
         case .giveTheRightOne: "press V and type the right vault passphrase"
         }
     }

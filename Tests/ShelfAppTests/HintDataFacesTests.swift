@@ -71,9 +71,9 @@ final class HintDataFacesTests: XCTestCase {
                 + "(--passphrase-fd N): this system keeps no unlock between processes (no kernel keyring)")
         XCTAssertEqual(
             TUIErrorLine.words(unattended),
-            "let unattended logins read it: \(setClass), then restart its forwards with 'sshelf forward up "
-                + "--passphrase-fd N' (V unlocks this TUI alone): this system keeps no unlock between processes (no "
-                + "kernel keyring)")
+            "let unattended logins read it: \(setClass), then restart 'sshelf forward up', giving it the vault "
+                + "passphrase when it starts (press V to unlock this TUI alone): this system keeps no unlock between "
+                + "processes (no kernel keyring)")
     }
 
     /// Sync's locked vault: the failure, the report saved for `sync status` and the TUI, and `--json`.

@@ -4,6 +4,7 @@
 import FoundationEssentials
 import ShelfCore
 import ShelfServices
+import ShelfSystem
 
 #if canImport(Glibc)
 import Glibc
@@ -18,8 +19,7 @@ extension AgentPassphrase {
     /// The same for a descriptor already parsed (`forward up`'s); nil for the terminal.
     static func given(_ input: SecretInput) -> AgentPassphrase? {
         guard let fd = input.fd else { return nil }
-        let flags = fcntl(fd, F_GETFD)
-        if flags >= 0 { _ = fcntl(fd, F_SETFD, flags | FD_CLOEXEC) }
+        CloseOnExec.markInherited(fd)
         return AgentPassphrase(given: "--passphrase-fd \(fd)") { try? input.readVaultPassphrase(prompt: "") }
     }
 }

@@ -63,12 +63,12 @@ enum OpenSSHAgentUnlock {
                 "\(name) logs in with key '\(key)' from the sshelf vault, which is locked for the sshelf agent that "
                     + "OpenSSH's ssh signs through, and nothing here can ask for the vault passphrase (no terminal): "
                     + "\(name) was not contacted",
-                hint: sharedSession(context)
-                    ? "give the vault passphrase with --passphrase-fd N (e.g. --passphrase-fd 3 3<file), or run "
-                        + "'sshelf vault unlock' first"
-                    : "give the vault passphrase with --passphrase-fd N (e.g. --passphrase-fd 3 3<file), or unlock the "
-                        + "agent first with 'sshelf agent start --unlock' (this system keeps no unlock between "
-                        + "processes: no kernel keyring)")
+                guidance: sharedSession(context)
+                    ? Hint(.passphrase(.give), .text(", or run "), .command(["vault", "unlock"]), .text(" first"))
+                    : Hint(
+                        .passphrase(.give), .text(", or unlock the agent first with "),
+                        .command(["agent", "start", "--unlock"]),
+                        .text(" (this system keeps no unlock between processes: no kernel keyring)")))
         }
     }
 
