@@ -28,6 +28,17 @@ final class CertificateAuthorityTests: XCTestCase {
         return (process.terminationStatus, String(decoding: output, as: UTF8.self))
     }
 
+    /// `work`'s certificate issued two hours ago (the clock set back), valid for one, kept fresh by its CA
+    /// (`--renew`): it has expired by the next login, which must renew it.
+    private func signExpiredRenewable(_ home: TempHome) throws {
+        let past = Int(Date().timeIntervalSince1970) - 7200
+        home.extraEnvironment["SSHELF_TEST_NOW"] = String(past)
+        defer { home.extraEnvironment["SSHELF_TEST_NOW"] = nil }
+        XCTAssertExit(
+            try home.run(
+                "ca", "sign", "work", "--ca", "team", "--principals", TestAccount.name, "--valid", "1h", "--renew"), 0)
+    }
+
     private func releases(_ home: TempHome) throws -> [[String: Any]] {
         let log = try home.run("log", "--json")
         XCTAssertExit(log, 0)
@@ -198,12 +209,7 @@ final class CertificateAuthorityTests: XCTestCase {
     /// function, the clock from SSHELF_TEST_NOW), the release-log line naming `run`.
     func testRunRenewsATiedCertificateBeforeItsHostsLogIn() throws {
         let (home, sshd, _, _, _) = try world()
-        let past = Int(Date().timeIntervalSince1970) - 7200
-        home.extraEnvironment["SSHELF_TEST_NOW"] = String(past)
-        XCTAssertExit(
-            try home.run(
-                "ca", "sign", "work", "--ca", "team", "--principals", TestAccount.name, "--valid", "1h", "--renew"), 0)
-        home.extraEnvironment["SSHELF_TEST_NOW"] = nil
+        try signExpiredRenewable(home)
 
         let run = try home.run("run", "c", "--", "echo", "fleet")
         XCTAssertTrue(
@@ -220,12 +226,7 @@ final class CertificateAuthorityTests: XCTestCase {
     /// `cp` renews it before its copy's login too, the release-log line naming `cp`.
     func testCopyRenewsATiedCertificateBeforeItsLogin() throws {
         let (home, sshd, _, _, _) = try world()
-        let past = Int(Date().timeIntervalSince1970) - 7200
-        home.extraEnvironment["SSHELF_TEST_NOW"] = String(past)
-        XCTAssertExit(
-            try home.run(
-                "ca", "sign", "work", "--ca", "team", "--principals", TestAccount.name, "--valid", "1h", "--renew"), 0)
-        home.extraEnvironment["SSHELF_TEST_NOW"] = nil
+        try signExpiredRenewable(home)
         // A file the login's account can read (its home), copied down here.
         let folder = "/home/\(TestAccount.name)/sshelf-cp-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -250,12 +251,7 @@ final class CertificateAuthorityTests: XCTestCase {
     /// `forward start` renews it before its login too, the release-log line naming `forward`.
     func testForwardStartRenewsATiedCertificateBeforeItsLogin() throws {
         let (home, _, _, _, _) = try world()
-        let past = Int(Date().timeIntervalSince1970) - 7200
-        home.extraEnvironment["SSHELF_TEST_NOW"] = String(past)
-        XCTAssertExit(
-            try home.run(
-                "ca", "sign", "work", "--ca", "team", "--principals", TestAccount.name, "--valid", "1h", "--renew"), 0)
-        home.extraEnvironment["SSHELF_TEST_NOW"] = nil
+        try signExpiredRenewable(home)
         let port = try TrafficSocket.freePort(), closed = try TrafficSocket.freePort()
         XCTAssertExit(try home.run("forward", "add", "c", "--local", "\(port):127.0.0.1:\(closed)"), 0)
 
