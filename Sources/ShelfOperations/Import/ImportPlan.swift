@@ -108,8 +108,8 @@ enum ImportPlan {
         // Read once, not once per host: the stored copy of each host (to tell what changed) and its rules.
         var stored: [UUID: ShelfCore.Host] = [:]
         let rulesByHost = Dictionary(grouping: try store.forwardRules(), by: { $0.hostID })
-        // Each host to store: where it is in the file's hosts (not a copy of it), the host, whether it is new.
-        var imported: [(Int, ShelfCore.Host, Bool)] = []
+        // Each host to store, as the first pass decides it (its `Host` is made in the second pass).
+        var imported: [PlannedHost] = []
         imported.reserveCapacity(resolved.hosts.count)
         // Where each of the file's hosts went in `imported` (-1: skipped).
         var positions = [Int](repeating: -1, count: resolved.hosts.count)
@@ -132,7 +132,7 @@ enum ImportPlan {
             if let first = inFile[key] {
                 summary.warnings.append(
                     "\(entry.location): host '\(entry.alias)' skipped: same name as "
-                        + "'\(resolved.hosts[imported[first].0].alias)' above (names are compared ignoring case)")
+                        + "'\(resolved.hosts[imported[first].index].alias)' above (names are compared ignoring case)")
                 continue
             }
             inFile[key] = imported.count
@@ -140,9 +140,10 @@ enum ImportPlan {
             if let existing { stored[existing.id] = existing }
             // A new host's id is handed out after this pass (below).
             let groupID = existing == nil ? try annotatedGroup(entry)?.id ?? fileGroup(entry)?.id ?? group?.id : nil
-            var host = existing ?? ShelfCore.Host(id: ImportPlan.unassigned, name: entry.alias, groupID: groupID)
+            var host = PlannedHost(index: index, existing: existing, groupID: groupID)
+            let name = existing?.name ?? entry.alias
             // The file's aliases join the ones the host has; one that is another host's name or alias stays there.
-            for alias in entry.aliases where !host.answers(to: alias) {
+            for alias in entry.aliases where !host.answers(to: alias, name: name) {
                 let aliasKey = ModelCheck.sameNameKey(alias)
                 if let owner = shared[aliasKey]?.first, owner.id != existing?.id {
                     summary.warnings.append(
@@ -151,24 +152,18 @@ enum ImportPlan {
                 } else if let first = inFile[aliasKey] {
                     summary.warnings.append(
                         "\(entry.location): host '\(entry.alias)': alias '\(alias)' not kept: it names "
-                            + "'\(resolved.hosts[imported[first].0].alias)' above")
+                            + "'\(resolved.hosts[imported[first].index].alias)' above")
                 } else {
                     host.aliases.append(alias)
                     inFile[aliasKey] = imported.count
                 }
             }
-            // A `#@desc:` describes a new host, or one whose notes are empty.
-            if host.notes.isEmpty, !entry.description.isEmpty { host.notes = entry.description }
-            host.hostname = entry.hostname
-            host.user = entry.user
-            host.port = entry.port
+            // Its notes, address, user and port are the file's (PlannedHost.host), but a user or port the host leaves
+            // to its Host patterns stays unset when the file says what they give.
             if let existing {
-                // A user or port the host leaves to its Host patterns stays unset when the file says what they give.
                 let given = OptionDefaults.applied(defaults, to: existing).host
-                if existing.user.isEmpty, entry.user == given.user { host.user = "" }
-                if existing.port == ShelfCore.Host.defaultPort, entry.port == given.port {
-                    host.port = ShelfCore.Host.defaultPort
-                }
+                host.userFromPatterns = existing.user.isEmpty && entry.user == given.user
+                host.portFromPatterns = existing.port == ShelfCore.Host.defaultPort && entry.port == given.port
             }
             // What the ssh_config bridge writes is never a host's own option (a config that reached the bridge's
             // lines some other way than an Include, which the reader skips).
@@ -184,7 +179,8 @@ enum ImportPlan {
                 if SSHOption(line: host.options[index])?.arguments.first == written {
                     host.options.remove(at: index)
                 }
-                if !PostQuantumSetting.required(host, groups: storedGroups) { host.pq = .require }
+                let before = existing ?? ShelfCore.Host(id: ImportPlan.unassigned, name: entry.alias, groupID: groupID)
+                if !PostQuantumSetting.required(before, groups: storedGroups) { host.pq = .require }
             }
             if !bridgeLines.isEmpty {
                 summary.notes.append(
@@ -201,19 +197,19 @@ enum ImportPlan {
                     ).id
                 }
             }
-            imported.append((index, host, existing == nil))
+            imported.append(host)
         }
         // Ids for the new hosts: random, handed out in name order (the list's order) so the store appends each row to
         // every index it has instead of putting it at a random place in each (Store.insert(newHostsInOrder:)). New
         // names are never equal ignoring case, so their order is the one order of their keys.
         let (order, ids) = ordering.value
         var newPositions: [Int] = []
-        for index in order where positions[index] >= 0 && imported[positions[index]].2 {
+        for index in order where positions[index] >= 0 && imported[positions[index]].isNew {
             newPositions.append(positions[index])
         }
         var rank = [Int](repeating: -1, count: imported.count)
         for (k, position) in newPositions.enumerated() {
-            imported[position].1.id = ids[k]
+            imported[position].id = ids[k]
             rank[position] = k
         }
         // Second pass (jump chains may name hosts defined later in the file): new hosts are finished on the other
@@ -222,8 +218,9 @@ enum ImportPlan {
         var reports = [Report](repeating: Report(), count: newPositions.count)
         try reports.withUnsafeMutableBufferPointer { reports in
             try store.insert(newHostsInOrder: newPositions.count) { k in
-                let (index, host, _) = names.imported[newPositions[k]]
-                let (finished, report) = finish(names.entries[index], host, names: names)
+                let planned = names.imported[newPositions[k]]
+                let entry = names.entries[planned.index]
+                let (finished, report) = finish(entry, planned.host(entry, stored: nil), names: names)
                 reports[k] = report
                 guard var finished else { return nil }
                 finished.updatedAt = Date()
@@ -231,39 +228,42 @@ enum ImportPlan {
             }
         }
         var changedHosts: [ShelfCore.Host] = []
-        for (position, (index, host, isNew)) in imported.enumerated() {
+        for (position, planned) in imported.enumerated() {
+            let index = planned.index, isNew = planned.isNew
+            let host = isNew ? nil : planned.host(resolved.hosts[index], stored: stored[planned.id])
             let (finished, report) =
-                isNew ? (nil, reports[rank[position]]) : finish(resolved.hosts[index], host, names: names)
+                host.map { finish(resolved.hosts[index], $0, names: names) } ?? (nil, reports[rank[position]])
             if let warning = report.warning { summary.warnings.append(warning) }
             if let note = report.note { summary.notes.append(note) }
             if let failure = report.failure {
                 summary.failures.append(failure)
                 continue
             }
+            let name = host?.name ?? resolved.hosts[index].alias
             var changed = isNew
-            if var finished, stored[host.id].map({ !sameSettings($0, finished) }) ?? true {
+            if var finished, stored[planned.id].map({ !sameSettings($0, finished) }) ?? true {
                 finished.updatedAt = Date()
                 changedHosts.append(finished)
                 changed = true
             }
-            let rules = rulesByHost[host.id] ?? []
+            let rules = rulesByHost[planned.id] ?? []
             // A stored host's forward that its Host patterns carry is theirs, not a rule of its own.
-            let patternForwards = isNew ? [] : OptionDefaults.forwards(defaults, for: host)
+            let patternForwards = host.map { OptionDefaults.forwards(defaults, for: $0) } ?? []
             for spec in resolved.hosts[index].forwards
             where !rules.contains(where: { $0.spec == spec }) && !patternForwards.contains(spec) {
                 try store.save(
                     PortForwardRule(
-                        hostID: host.id, kind: spec.kind, bindAddress: spec.bindAddress,
+                        hostID: planned.id, kind: spec.kind, bindAddress: spec.bindAddress,
                         bindPort: spec.bindPort, targetHost: spec.targetHost,
                         targetPort: spec.targetPort))
                 summary.forwardsAdded += 1
-                summary.forwardRulesAdded.append("\(host.name) -\(spec.flag) \(spec)")
+                summary.forwardRulesAdded.append("\(name) -\(spec.flag) \(spec)")
                 changed = true
             }
             if isNew {
-                summary.added.append(host.name)
+                summary.added.append(name)
             } else if changed {
-                summary.updated.append(host.name)
+                summary.updated.append(name)
             } else {
                 summary.unchanged += 1
             }
@@ -290,13 +290,13 @@ enum ImportPlan {
     struct NameTable: @unchecked Sendable {
         let entries: [ImportedHost]
         let inFile: [String: Int]
-        let imported: [(Int, ShelfCore.Host, Bool)]
+        let imported: [PlannedHost]
         let shared: [String: [ShelfCore.Host]]
 
         /// A name in a jump chain: the host of that name in the file, else the one stored under it (when unique).
         func id(named name: String) -> UUID? {
             let key = ModelCheck.sameNameKey(name)
-            if let position = inFile[key] { return imported[position].1.id }
+            if let position = inFile[key] { return imported[position].id }
             guard let hosts = shared[key], hosts.count == 1 else { return nil }
             return hosts[0].id
         }
