@@ -20,11 +20,20 @@ public struct SSHConfigLine: Hashable, Sendable {
     private var storedNumber: Int32
     /// True for a Host line repeated after an Include to restore the block around it; never a new host.
     public var reopened = false
+    /// What few lines have, kept out of line (nil: neither): two strings in every line were 24 bytes more in each of a
+    /// 100,000-host file's 414,000 lines, 10 MB of the import's peak (docs/PERFORMANCE.md, "Import").
+    private var rare: RareParts? = nil
     /// Everything after the keyword and its separator, as written, for the keywords sshelf keeps verbatim as
     /// options (not filled for the ones it models: no copy of every HostName line of a 100,000-host file).
-    public var rawArguments = ""
+    public var rawArguments: String {
+        get { rare?.rawArguments ?? "" }
+        set { rare = RareParts.made(rawArguments: newValue, unreadable: unreadable) }
+    }
     /// A Match line the lexer could not read (an unterminated quote…): its block is skipped like any Match block.
-    public var unreadable: String? = nil
+    public var unreadable: String? {
+        get { rare?.unreadable }
+        set { rare = RareParts.made(rawArguments: rawArguments, unreadable: newValue) }
+    }
     /// The keyword lower-cased, made once (the resolver asks for it on every line of every matching block).
     public private(set) var key: String
 
@@ -43,6 +52,32 @@ public struct SSHConfigLine: Hashable, Sendable {
     }
 
     public var location: String { "\(file):\(number)" }
+
+    /// A line's text as written and why it cannot be read, shared by its copies (immutable: a setter makes a new one).
+    private final class RareParts: Hashable, Sendable {
+        let rawArguments: String
+        let unreadable: String?
+
+        private init(rawArguments: String, unreadable: String?) {
+            self.rawArguments = rawArguments
+            self.unreadable = unreadable
+        }
+
+        /// The parts, or nil when there are none (so a line without them compares equal however it was made).
+        static func made(rawArguments: String, unreadable: String?) -> RareParts? {
+            guard !rawArguments.isEmpty || unreadable != nil else { return nil }
+            return RareParts(rawArguments: rawArguments, unreadable: unreadable)
+        }
+
+        static func == (lhs: RareParts, rhs: RareParts) -> Bool {
+            lhs.rawArguments == rhs.rawArguments && lhs.unreadable == rhs.unreadable
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(rawArguments)
+            hasher.combine(unreadable)
+        }
+    }
 }
 
 public struct SSHConfigSyntaxError: Error, Hashable, Sendable, CustomStringConvertible {

@@ -99,9 +99,13 @@ public enum SSHConfigResolver {
         result.warnings = document.warnings
         let all = document.lines
         var blocks = [Block(patterns: ["*"], isMatch: false, span: [], hasHeader: false)]
+        // Room for a block and a name every four lines (Host, HostName, User, IdentityFile: a usual host), not arrays
+        // grown by doubling (a third of each unused, and the copies left behind); a file of shorter blocks grows them.
+        blocks.reserveCapacity(all.count / 4 + 1)
         var blockStart = 0
         /// Each alias with its case-folded form (made once: the index below is keyed by it) and its Host line's index.
         var aliases: [(alias: String, key: String, line: Int)] = []
+        aliases.reserveCapacity(all.count / 4)
         var seen: Set<String> = []
         seen.reserveCapacity(all.count / 4)
         /// The `#@group:` in force at each Host line (by the line's index), only where there is one.
@@ -143,6 +147,8 @@ public enum SSHConfigResolver {
             }
         }
         blocks[blocks.count - 1].span = all[blockStart...]
+        // Only the names are needed from here: the set (4 MB at 100,000 names) goes before the hosts are resolved.
+        SSHConfigRelease.elsewhere(consume seen)
         // Blocks whose patterns are all literal are found through an index, so resolving 100,000 aliases is
         // not 100,000 × 100,000 pattern matches; blocks with wildcards or negations are tested for each alias.
         // Most names are in one block: its index is kept alone, further blocks of a name in a second table.
@@ -260,7 +266,7 @@ public enum SSHConfigResolver {
         result.notes = document.notes + result.notes + matchNotes(blocks, kept: keptMatches, defaults: keptBlocks)
         SSHConfigRelease.elsewhere(
             (
-                consume blocks, consume seen, consume aliases, consume resolvedParts, resolved, shared,
+                consume blocks, consume aliases, consume resolvedParts, resolved, shared,
                 resolvePart
             ))
         return result
