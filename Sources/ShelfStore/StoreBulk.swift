@@ -88,14 +88,12 @@ extension Store {
         guard count > 0 else { return }
         try write { store in
             let insert = try store.db.cached(HostRow.insert)
-            var idLists: [String] = []
-            var added = 0
+            var idLists: [(ids: String, count: Int)] = []
             try Store.rowBlocks(count: count, make: make) { block in
                 try store.db.runEach(insert, block.rows)
-                if !block.ids.isEmpty { idLists.append(block.ids) }
-                added += block.rows.count
+                if block.rows.count > 0 { idLists.append((block.ids, block.rows.count)) }
             }
-            try store.stampNew(.host, count: added, idList: "[" + idLists.joined(separator: ",") + "]")
+            try store.stampNew(.host, idLists: idLists)
         }
     }
 
@@ -274,19 +272,31 @@ extension Store {
 
     /// Stamps records never stamped before, each as `stampSave` stamps a new record — one stamp covering every field
     /// group (the empty clock text), the record queued for sync — with one reading of the clock for all of them: the
-    /// stamps are those `nextStamp` gives `count` times in a row within one millisecond, in the order of `idList` (the
-    /// `count` ids as one JSON array; their text needs no escaping).
-    func stampNew(_ kind: RecordKind, count: Int, idList: String) throws {
+    /// stamps are those `nextStamp` gives as many times in a row within one millisecond, in the order of `idLists`
+    /// (runs of ids as JSON strings joined by commas — their text needs no escaping — each with how many it holds).
+    /// Two statements a run: one JSON array of every id (4 MB at 100,000 hosts, made twice over) and SQLite's two
+    /// readings of it were the last rise of an import's memory, just before its commit (docs/PERFORMANCE.md, "Import").
+    func stampNew(_ kind: RecordKind, idLists: [(ids: String, count: Int)]) throws {
+        let count = idLists.reduce(0) { $0 + $1.count }
         guard count > 0 else { return }
         let first = try nextStamp()
         lastStamp = ClockStamp(wall: first.wall, counter: first.counter + count - 1, device: first.device)
-        try db.run(
-            """
-            INSERT INTO record_clock(kind, id, wall, counter, device, deleted, clock)
-              SELECT ?, value, ?, ? + key, ?, 0, '' FROM json_each(?)
-            """, [.text(kind.rawValue), .int(Int(first.wall)), .int(first.counter), .text(first.device), .text(idList)])
-        try db.run(
-            "INSERT OR IGNORE INTO sync_outbox(kind, id) SELECT ?, value FROM json_each(?)",
-            [.text(kind.rawValue), .text(idList)])
+        var before = 0
+        for (ids, n) in idLists {
+            let list = "[" + ids + "]"
+            try db.run(
+                """
+                INSERT INTO record_clock(kind, id, wall, counter, device, deleted, clock)
+                  SELECT ?, value, ?, ? + key, ?, 0, '' FROM json_each(?)
+                """,
+                [
+                    .text(kind.rawValue), .int(Int(first.wall)), .int(first.counter + before), .text(first.device),
+                    .text(list),
+                ])
+            try db.run(
+                "INSERT OR IGNORE INTO sync_outbox(kind, id) SELECT ?, value FROM json_each(?)",
+                [.text(kind.rawValue), .text(list)])
+            before += n
+        }
     }
 }

@@ -178,7 +178,9 @@ public enum SSHConfigResolver {
             }
         }
         // Each alias is resolved on its own (the blocks are only read): large files are split across cores, and
-        // the parts joined in file order.
+        // the parts joined in file order. Each part writes its hosts into its own range of one array (made with room
+        // for every name), and the second part's are moved down after the first's: no array of each part beside the
+        // joined one (8 MB at 100,000 hosts, at the import's peak).
         let parts = aliases.count >= parallelThreshold ? 2 : 1
         let chunk = (aliases.count + parts - 1) / max(parts, 1)
         let resolved = PartResults(parts, empty: ResolvedPart())
@@ -186,47 +188,56 @@ public enum SSHConfigResolver {
             blocks: blocks, literal: literalBlock, more: moreLiteralBlocks, patterns: patternBlocks,
             matches: matchBlocks, groupAt: groupAt)
         let aliasList = aliases
-        let resolvePart: @Sendable (Int) -> Void = { part in
-            var out = ResolvedPart()
-            // The Host blocks for a name (literal ones through the index), and every Match block, in file order.
-            func blocks(for name: String, key: String) -> [Int] {
-                var candidates: [Int] = []
-                if let first = shared.literal[key] {
-                    candidates.append(first)
-                    if let more = shared.more[key] { candidates += more }
+        var resolvedParts: [ResolvedPart] = []
+        var hosts = [ImportedHost](unsafeUninitializedCapacity: aliasList.count) { room, initialized in
+            let room = HostRoom(room)
+            let resolvePart: @Sendable (Int) -> Void = { part in
+                var out = ResolvedPart()
+                // The Host blocks for a name (literal ones through the index), and every Match block, in file order.
+                func blocks(for name: String, key: String) -> [Int] {
+                    var candidates: [Int] = []
+                    if let first = shared.literal[key] {
+                        candidates.append(first)
+                        if let more = shared.more[key] { candidates += more }
+                    }
+                    for index in shared.patterns where blockMatches(shared.blocks[index], alias: name) {
+                        candidates.append(index)
+                    }
+                    candidates += shared.matches
+                    if candidates.count > 1 { candidates.sort() }
+                    return candidates
                 }
-                for index in shared.patterns where blockMatches(shared.blocks[index], alias: name) {
-                    candidates.append(index)
+                let range = min(part * chunk, aliasList.count)..<min((part + 1) * chunk, aliasList.count)
+                for (alias, key, line) in aliasList[range] {
+                    switch effectiveHost(
+                        alias: alias, file: all[line].file, number: all[line].number, blocks: shared.blocks,
+                        in: blocks(for: alias, key: key),
+                        localUser: localUser,
+                        finalPass: { name in blocks(for: name, key: lowercased(name)) },
+                        warnings: &out.warnings, open: &out.open)
+                    {
+                    case .success(var host):
+                        host.group = shared.groupAt[line]
+                        room.put(host, at: range.lowerBound + out.hostCount)
+                        out.hostCount += 1
+                    case .failure(let problem): out.failures.append(problem.message)
+                    }
                 }
-                candidates += shared.matches
-                if candidates.count > 1 { candidates.sort() }
-                return candidates
+                resolved.set(part, out)
             }
-            let range = min(part * chunk, aliasList.count)..<min((part + 1) * chunk, aliasList.count)
-            // The first part's array takes the other parts' hosts when they are joined (foldingAliases).
-            out.hosts.reserveCapacity(part == 0 ? aliasList.count : range.count)
-            for (alias, key, line) in aliasList[range] {
-                switch effectiveHost(
-                    alias: alias, file: all[line].file, number: all[line].number, blocks: shared.blocks,
-                    in: blocks(for: alias, key: key),
-                    localUser: localUser,
-                    finalPass: { name in blocks(for: name, key: lowercased(name)) },
-                    warnings: &out.warnings, open: &out.open)
-                {
-                case .success(var host):
-                    host.group = shared.groupAt[line]
-                    out.hosts.append(host)
-                case .failure(let problem): out.failures.append(problem.message)
-                }
+            if parts == 1 {
+                resolvePart(0)
+            } else {
+                DispatchQueue.concurrentPerform(iterations: parts, execute: resolvePart)
             }
-            resolved.set(part, out)
+            // The parts' hosts one after another, in file order (the ranges' gaps are names that failed).
+            resolvedParts = (0..<parts).map { resolved.take($0) }
+            for part in 0..<parts {
+                let count = resolvedParts[part].hostCount
+                room.move(from: min(part * chunk, aliasList.count), count: count, to: initialized)
+                initialized += count
+            }
         }
-        if parts == 1 {
-            resolvePart(0)
-        } else {
-            DispatchQueue.concurrentPerform(iterations: parts, execute: resolvePart)
-        }
-        var resolvedParts = (0..<parts).map { resolved.take($0) }
         for part in resolvedParts {
             result.failures += part.failures
             result.warnings += part.warnings
@@ -240,11 +251,8 @@ public enum SSHConfigResolver {
         // The parts' hosts go straight into the folded list, in order: no joined copy of every host first (20 MB and
         // 100,000 copies at 100,000 hosts). Names alike in every field may still differ in what a pattern gives them
         // (`Host n?a` with SendEnv matches n3a and not n3b): one host's block would give both the same.
-        var hostParts: [[ImportedHost]] = []
-        for part in resolvedParts.indices {
-            hostParts.append(resolvedParts[part].hosts)
-            resolvedParts[part].hosts = []
-        }
+        var hostParts = [hosts]
+        hosts = []
         result.hosts = foldingAliases(moving: &hostParts) { first, other in
             patternBlocks.allSatisfy {
                 blockMatches(blocks[$0], alias: first) == blockMatches(blocks[$0], alias: other)
@@ -266,8 +274,7 @@ public enum SSHConfigResolver {
         result.notes = document.notes + result.notes + matchNotes(blocks, kept: keptMatches, defaults: keptBlocks)
         SSHConfigRelease.elsewhere(
             (
-                consume blocks, consume aliases, consume resolvedParts, resolved, shared,
-                resolvePart
+                consume blocks, consume aliases, consume resolvedParts, resolved, shared
             ))
         return result
     }
@@ -346,11 +353,27 @@ public enum SSHConfigResolver {
 
     /// What one part of the aliases resolved to, in their order.
     struct ResolvedPart {
-        var hosts: [ImportedHost] = []
+        /// How many hosts the part wrote into its range of the hosts' array.
+        var hostCount = 0
         var failures: [String] = []
         var warnings: [String] = []
         /// Each Match block only ssh can decide that may change a host: the block's index and the note for the host.
         var open: [(block: Int, note: String)] = []
+    }
+
+    /// The hosts' array while the parts write into it: each part its own range, each place once; moved together after
+    /// the parts have ended.
+    struct HostRoom: @unchecked Sendable {
+        let base: UnsafeMutablePointer<ImportedHost>?
+        init(_ room: UnsafeMutableBufferPointer<ImportedHost>) { base = room.baseAddress }
+
+        func put(_ host: ImportedHost, at index: Int) { base.map { ($0 + index).initialize(to: host) } }
+
+        /// Moves `count` hosts from `from` down to `to` (at or before it).
+        func move(from: Int, count: Int, to: Int) {
+            guard let base, count > 0, from != to else { return }
+            (base + to).moveInitialize(from: base + from, count: count)
+        }
     }
 
     /// The blocks and their index, read (never written) by every part while resolving runs.
