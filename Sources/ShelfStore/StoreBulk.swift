@@ -233,10 +233,30 @@ extension Store {
         }
     }
 
-    /// The positions of `names` in list order, compared where they lie: a key made for each name was 100,000 small
-    /// arrays (7 MB) made on the other core at the start of an import, while the document was still being freed.
+    /// The positions of `names` in list order. Their keys (`listOrderKey`) are made one after another in one array: a
+    /// key array for each name was 100,000 small arrays (7 MB) made on the other core at the start of an import, while
+    /// the document was still being freed; comparing the names where they lie took 3 % more instructions.
     public static func listOrder(_ names: [String]) -> [Int] {
-        names.indices.sorted { listOrderPrecedes(names[$0], names[$1]) }
+        var keys: [UInt8] = []
+        keys.reserveCapacity(names.reduce(0) { $0 + $1.utf8.count })
+        var starts: [Int] = []
+        starts.reserveCapacity(names.count + 1)
+        for name in names {
+            starts.append(keys.count)
+            keys.append(contentsOf: name.utf8)
+        }
+        starts.append(keys.count)
+        for i in keys.indices where keys[i] &- 0x41 < 26 { keys[i] |= 0x20 }
+        return keys.withUnsafeBufferPointer { keys in
+            names.indices.sorted { a, b in
+                let aCount = starts[a + 1] - starts[a]
+                let bCount = starts[b + 1] - starts[b]
+                let common = min(aCount, bCount)
+                guard common > 0, let base = keys.baseAddress else { return aCount < bCount }
+                let order = memcmp(base + starts[a], base + starts[b], common)
+                return order != 0 ? order < 0 : aCount < bCount
+            }
+        }
     }
 
     /// Fresh random (version 4) ids in ascending order (the store's order of ids): handed out to new hosts in name
