@@ -48,11 +48,13 @@ enum SudoFlow {
         XCTAssertFalse(
             screen.contains("sshelf-sudo-"), "the prompt's marker is taken out of the output: \(screen)", file: file,
             line: line)
-        XCTAssertFalse(screen.contains(TestAccount.password), "the password was echoed: \(screen)", file: file, line: line)
+        XCTAssertFalse(
+            screen.contains(TestAccount.password), "the password was echoed: \(screen)", file: file, line: line)
         try assertNowhere(TestAccount.password, under: home.root, file: file, line: line)
         let log = try home.run("log", "--json")
         XCTAssertFalse(log.stdout.contains(TestAccount.password), "in the release log", file: file, line: line)
-        XCTAssertFalse(tail(sshd.log, lines: 10_000).contains(TestAccount.password), "in sshd's log", file: file, line: line)
+        XCTAssertFalse(
+            tail(sshd.log, lines: 10_000).contains(TestAccount.password), "in sshd's log", file: file, line: line)
         return screen
     }
 

@@ -185,29 +185,36 @@ final class CertificateAuthorityTests: XCTestCase {
         XCTAssertEqual(try world.releases().filter { $0["what"] as? String == "certificate" }.count, 2)
     }
 
+    /// `result` (a command on host c) renewed the expired certificate before it logged in, said so, logged in with
+    /// the renewed one (serial 2), and the release log names `by` as its issuer after `ca sign`.
+    private func assertRenewedBeforeItsLogin(
+        _ result: CLIResult, in world: CAWorld, by: String, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
+        XCTAssertTrue(
+            result.stderr.contains("sshelf: note: renewed the certificate of identity 'work' (CA 'team', serial 2, "),
+            result.stderr, file: file, line: line)
+        XCTAssertExit(result, 0, file: file, line: line)
+        XCTAssertTrue(world.sshd.waitForLog("Accepted publickey"), world.sshd.log, file: file, line: line)
+        XCTAssertTrue(world.sshd.log.contains("(serial 2)"), world.sshd.log, file: file, line: line)
+        XCTAssertEqual(try world.issuers(), ["ca sign", by], file: file, line: line)
+    }
+
     /// `run` renews the certificate of a tied identity before its hosts log in, as connect and exec do (one shared
     /// function, the clock from SSHELF_TEST_NOW), the release-log line naming `run`.
     func testRunRenewsATiedCertificateBeforeItsHostsLogIn() throws {
         let world = try CAWorld()
-        let (home, sshd) = (world.home, world.sshd)
+        let home = world.home
         try world.signExpired()
 
         let run = try home.run("run", "c", "--", "echo", "fleet")
-        XCTAssertTrue(
-            run.stderr.contains("sshelf: note: renewed the certificate of identity 'work' (CA 'team', serial 2, "),
-            run.stderr)
-        XCTAssertExit(run, 0)
+        try assertRenewedBeforeItsLogin(run, in: world, by: "run")
         XCTAssertTrue(run.stdout.contains("fleet"), run.stdout)
-        XCTAssertTrue(sshd.waitForLog("Accepted publickey"), sshd.log)
-        XCTAssertTrue(sshd.log.contains("(serial 2)"), sshd.log)
-        let issued = try world.releases().filter { $0["what"] as? String == "certificate" }
-        XCTAssertEqual(issued.map { $0["by"] as? String }, ["ca sign", "run"], "\(issued)")
     }
 
     /// `cp` renews it before its copy's login too, the release-log line naming `cp`.
     func testCopyRenewsATiedCertificateBeforeItsLogin() throws {
         let world = try CAWorld()
-        let (home, sshd) = (world.home, world.sshd)
+        let home = world.home
         try world.signExpired()
         // A file the login's account can read (its home), copied down here.
         let folder = "/home/\(TestAccount.name)/sshelf-cp-\(UUID().uuidString.prefix(8))"
@@ -218,16 +225,9 @@ final class CertificateAuthorityTests: XCTestCase {
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: folder + "/notes.txt")
 
         let copy = try home.run("cp", "c:" + folder + "/notes.txt", home.root + "/notes.txt")
-        XCTAssertTrue(
-            copy.stderr.contains("sshelf: note: renewed the certificate of identity 'work' (CA 'team', serial 2, "),
-            copy.stderr)
-        XCTAssertExit(copy, 0)
+        try assertRenewedBeforeItsLogin(copy, in: world, by: "cp")
         XCTAssertEqual(
             try String(contentsOfFile: home.root + "/notes.txt", encoding: .utf8), "copied with a fresh certificate\n")
-        XCTAssertTrue(sshd.waitForLog("Accepted publickey"), sshd.log)
-        XCTAssertTrue(sshd.log.contains("(serial 2)"), sshd.log)
-        let issued = try world.releases().filter { $0["what"] as? String == "certificate" }
-        XCTAssertEqual(issued.map { $0["by"] as? String }, ["ca sign", "cp"], "\(issued)")
     }
 
     /// `forward start` renews it before its login too, the release-log line naming `forward`.
@@ -241,8 +241,7 @@ final class CertificateAuthorityTests: XCTestCase {
         let running = try BackgroundCLI(home, ["forward", "start", "c"])
         try running.waitFor("sshelf: note: renewed the certificate of identity 'work' (CA 'team', serial 2, ")
         _ = try running.stop(SIGINT)
-        let issued = try world.releases().filter { $0["what"] as? String == "certificate" }
-        XCTAssertEqual(issued.map { $0["by"] as? String }, ["ca sign", "forward"], "\(issued)")
+        XCTAssertEqual(try world.issuers(), ["ca sign", "forward"])
     }
 
     /// Renewal (the CA's key) and the login (the identity's key) both need the vault passphrase: `--passphrase-fd`
