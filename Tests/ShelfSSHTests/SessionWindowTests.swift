@@ -1,10 +1,10 @@
 // SessionWindowTests: a session's bulk output through sshelf's own client, as `sshelf connect HOST < script` runs it
 // (the shell without a terminal, its output to a file): the session channel opens with OpenSSH's 2 MiB receive
 // window — a deeper one let sshd read ahead into a buffer it reallocated over and over, ten times ssh's CPU for the
-// same output (docs/PERFORMANCE.md, "A session's throughput") — and 48 MB, two dozen windows' worth, arrive whole and in
-// order through the window adjusts the loop's reads send. And the loop never sleeps on bytes libssh2 already took off
-// the socket: stdout's packets that arrive while stderr is read are read before poll() (with the server silent after
-// them, a sleep there lasted the whole poll timeout).
+// same output (docs/PERFORMANCE.md, "A session's throughput") — and 48 MB, two dozen windows' worth, arrive whole and
+// in order through the window adjusts the loop's reads send. And the loop never sleeps on bytes libssh2 already took
+// off the socket: stdout's packets that arrive while stderr is read are read before poll() (with the server silent
+// after them, a sleep there lasted the whole poll timeout).
 import Foundation
 @testable import ShelfSSH
 import TestSupport
