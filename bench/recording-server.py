@@ -3,8 +3,8 @@
 starts (the shell, cat), which sshd -D reaps, so they land in the listener's children's CPU (/proc/PID/stat's cutime
 and cstime) once the session has ended. The session's buffers are sshd's: a client that opens a deep window lets
 sshd read far ahead of it (docs/PERFORMANCE.md, "A session's throughput"), and that shows here, not in the client's
-CPU. Alternating, round by round; prints medians with min-max per command and writes the runs as JSON (not named
-*.json: bench/summarize.py reads those as hyperfine exports).
+CPU. Alternating, round by round; prints medians with min-max per command and writes the runs as JSON (named *.runs
+by recording.bench; bench/summarize.py reads them, under either name, as a CPU table of their own).
 
     recording-server.py --sshd PID --runs N --export OUT NAME COMMAND [NAME COMMAND ...]
 """

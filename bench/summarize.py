@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """bench/summarize.py: turns a results folder into Markdown — hyperfine JSON exports and bench/interleave.py's (the same
 shape; one per comparison, a run may hold several pairs) into a table of medians, min and max, and the ratio of sshelf
-to its peer measured in the same run; bench/recording-cpu.py's runs (*.runs, or *.json) into a table of CPU or
-instructions; bench/tui's tui.jsonl into its own table; each *.txt as it is. A file it cannot read (not JSON, or JSON
+to its peer measured in the same run; bench/recording-cpu.py's and recording-server.py's runs (*.runs, or *.json) into
+a table of CPU or instructions; bench/tui's tui.jsonl into its own table; each *.txt as it is. A file it cannot read (not JSON, or JSON
 of another shape) is skipped, and the summary says which and why, rather than the whole summary failing."""
 import json
 import pathlib
@@ -77,8 +77,8 @@ def usage_rows(path, data):
 
 
 def cpu_rows(path, data):
-    """bench/recording-cpu.py's runs: per command, the median task-clock (ms) or instructions (G), with min–max, and
-    each command's ratio to the first."""
+    """bench/recording-cpu.py's and recording-server.py's runs: per command, the median task-clock (ms), instructions
+    (G) or server CPU (ms), with min–max, and each command's ratio to the first."""
     commands = data.get("commands") if isinstance(data, dict) else None
     if not isinstance(commands, list) or not commands:
         raise Unreadable("no \"commands\" list (not a bench/recording-cpu.py export)")
@@ -88,7 +88,11 @@ def cpu_rows(path, data):
         if not isinstance(runs, list) or not runs or not all(isinstance(run, dict) and len(run) == 1 for run in runs):
             raise Unreadable("a command without runs")
         key = next(iter(runs[0]))
-        unit, scale = {"task_ms": ("ms task-clock", 1), "instructions": ("G instructions", 1e-9)}.get(key, (key, 1))
+        units = {
+            "task_ms": ("ms task-clock", 1), "instructions": ("G instructions", 1e-9),
+            "server_cpu_ms": ("ms server CPU", 1),
+        }
+        unit, scale = units.get(key, (key, 1))
         values = [run.get(key) for run in runs]
         if not all(isinstance(value, (int, float)) for value in values):
             raise Unreadable(f"runs of `{command.get('name')}` without {key}")
@@ -162,7 +166,7 @@ def main(directory):
         for line in usage:
             print(line)
     if cpu:
-        print("\n| CPU (bench/recording-cpu.py) | command | median (min–max) | ratio to the first |")
+        print("\n| CPU (bench/recording-cpu.py, recording-server.py) | command | median (min–max) | ratio to the first |")
         print("|---|---|---|---|")
         for line in cpu:
             print(line)
