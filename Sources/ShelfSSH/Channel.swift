@@ -63,6 +63,14 @@ final class Channel {
 
     func sendEOF() { _ = retry { libssh2_channel_send_eof(raw) } }
 
+    /// The receive window: what the server may still send unasked (`open`) and the size asked for when the channel
+    /// opened (`initial`) — what a test reads to see the window a session channel asks for.
+    var receiveWindow: (open: UInt, initial: UInt) {
+        var initial: UInt = 0
+        let open = libssh2_channel_window_read_ex(raw, nil, &initial)
+        return (UInt(open), initial)
+    }
+
     func close() {
         _ = retry { libssh2_channel_close(raw) }
         _ = retry { libssh2_channel_wait_closed(raw) }

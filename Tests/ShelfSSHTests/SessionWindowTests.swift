@@ -9,7 +9,6 @@ import Foundation
 @testable import ShelfSSH
 import TestSupport
 import XCTest
-import CLibSSH2
 
 final class SessionWindowTests: XCTestCase {
     var sshd: SSHD!
@@ -46,10 +45,9 @@ final class SessionWindowTests: XCTestCase {
         let session = connection.target
         session.setBlocking(true)
         let channel = try session.openSessionChannel()
-        var initial: UInt = 0
-        let window = libssh2_channel_window_read_ex(channel.raw, nil, &initial)
-        XCTAssertEqual(initial, 2 * 1024 * 1024, "the receive window asked for when the channel opened")
-        XCTAssertEqual(window, 2 * 1024 * 1024, "nothing read yet: the whole window is open")
+        let window = channel.receiveWindow
+        XCTAssertEqual(window.initial, 2 * 1024 * 1024, "the receive window asked for when the channel opened")
+        XCTAssertEqual(window.open, 2 * 1024 * 1024, "nothing read yet: the whole window is open")
         channel.close()
     }
 
