@@ -4,8 +4,8 @@ wall-clock time: each command's task-clock under `perf stat` (CPU time of the co
 children), and with --instructions the instructions it executes, counted by valgrind's callgrind (this machine's
 virtual CPU has no hardware counters for perf; callgrind's count does not depend on the load at all, but it runs
 some 50 times slower, so it gets a smaller stream). Alternating, round by round; prints medians with min-max and the
-ratio of the first command to the second, and writes the runs as JSON (not named *.json: bench/summarize.py reads
-those as hyperfine exports).
+ratio of the first command to the second, and writes the runs as JSON (named *.runs by recording.bench;
+bench/summarize.py reads them, under either name, as a CPU table of their own).
 
     recording-cpu.py --runs N [--instructions] --export OUT.json NAME COMMAND NAME COMMAND
 

@@ -94,8 +94,11 @@ public enum CredentialOperations {
                 "refusing to store \(key) as '\(target)': that class is readable by anyone holding the device key, "
                     + "with no passphrase, at any time",
                 hint: "use \(AccessibilityClass.whenUnlockedThisDeviceOnly) (read when you connect) or "
-                    + "\(AccessibilityClass.afterFirstUnlockThisDeviceOnly) (read by unattended logins after "
-                    + "'sshelf vault unlock')")
+                    + "\(AccessibilityClass.afterFirstUnlockThisDeviceOnly) (read by unattended logins "
+                    // Without a kernel keyring `vault unlock` opens only its own process: say what works here.
+                    + (vault.session().shared
+                        ? "after 'sshelf vault unlock')"
+                        : "given the vault passphrase when they start: this system keeps no unlock between processes)"))
         }
         if from != target {
             try VaultAccess.unlockIfNeeded(vault, for: [from, target], passphrase: vaultPassphrase)

@@ -63,6 +63,14 @@ final class Channel {
 
     func sendEOF() { _ = retry { libssh2_channel_send_eof(raw) } }
 
+    /// The receive window: what the server may still send unasked (`open`) and the size asked for when the channel
+    /// opened (`initial`) — what a test reads to see the window a session channel asks for.
+    var receiveWindow: (open: UInt, initial: UInt) {
+        var initial: UInt = 0
+        let open = libssh2_channel_window_read_ex(raw, nil, &initial)
+        return (UInt(open), initial)
+    }
+
     func close() {
         _ = retry { libssh2_channel_close(raw) }
         _ = retry { libssh2_channel_wait_closed(raw) }
@@ -114,8 +122,12 @@ public enum RemoteExit: Sendable, Equatable {
 }
 
 extension Session {
-    /// A large window (libssh2's default is 2 MiB) keeps bulk output from stalling on window adjusts.
-    static let windowSize: UInt32 = 16 * 1024 * 1024
+    /// A session channel's receive window: 2 MiB, OpenSSH's own (CHAN_SES_WINDOW_DEFAULT). libssh2 sends the
+    /// adjust as the loop reads (each read of 256 KiB), so the server never waits for one; a deeper window only lets
+    /// sshd read further ahead of a client slower than itself, and sshd pays for that: with 16 MiB it spent ten
+    /// times ssh's CPU on the same 200 MB (its growing buffer reallocated, zeroed and faulted in again and again:
+    /// 1.7 s against 0.17 s), on the cores the client needs (docs/PERFORMANCE.md, "A session's throughput").
+    static let windowSize: UInt32 = 2 * 1024 * 1024
     static let packetSize: UInt32 = 32768
 
     /// Sleeps until the session's socket is ready in the direction libssh2 is waiting on.

@@ -8,6 +8,15 @@ import ShelfCore
 import ShelfStore
 import ShelfVault
 
+/// This device's credential set as built by a run: framed in guarded memory, with what its release-log line names.
+struct OwnCredentialSet {
+    let plaintext: SecretBytes
+    let count: Int
+    /// The items it carries (their values), and how many deletions (tombstones).
+    let keys: [ReferenceKey]
+    let deletions: Int
+}
+
 public struct CredentialSync {
     public let vault: Vault
     /// This device's id: the author of the writes made here.
@@ -97,7 +106,7 @@ public struct CredentialSync {
 
     /// This device's whole syncable set plus every tombstone it knows, framed in guarded memory; nil when the set
     /// is empty. Throws the locked reason when a whenUnlocked item cannot be read.
-    func currentSet(store: Store, report: inout SyncReport) throws -> (plaintext: SecretBytes, count: Int)? {
+    func currentSet(store: Store, report: inout SyncReport) throws -> OwnCredentialSet? {
         var items: [CredentialItem] = []
         var ledger = try CredentialLedger.load(store)
         for info in try syncableItems() {
@@ -128,7 +137,9 @@ public struct CredentialSync {
         }
         try ledger.save(store)
         guard !items.isEmpty else { return nil }
-        return (CredentialBatch.encode(items), items.count)
+        return OwnCredentialSet(
+            plaintext: CredentialBatch.encode(items), count: items.count,
+            keys: items.filter { !$0.deleted }.map(\.key), deletions: items.filter(\.deleted).count)
     }
 
     /// Merges another device's set into the vault; returns how many items changed here. An item this device keeps

@@ -159,7 +159,7 @@ public struct SyncEngine {
     func credentials(
         _ session: SyncSession, report: inout SyncReport
     ) throws
-        -> (ownSet: (plaintext: SecretBytes, count: Int)?, failure: SyncFailure?)
+        -> (ownSet: OwnCredentialSet?, failure: SyncFailure?)
     {
         if report.credentials {
             do { return (try credentialTrack(session, report: &report), nil) } catch let failure as SyncFailure {
@@ -174,7 +174,7 @@ public struct SyncEngine {
 
     /// This device's next entry, under the epoch it should write with (nothing while a new group key is awaited).
     func write(
-        _ session: SyncSession, ownSet: (plaintext: SecretBytes, count: Int)?, format: Int, report: inout SyncReport
+        _ session: SyncSession, ownSet: OwnCredentialSet?, format: Int, report: inout SyncReport
     ) throws {
         switch try Epochs(session: session).prepare() {
         case .waiting(let epoch):
@@ -292,7 +292,7 @@ public struct SyncEngine {
     /// The credential track: the flagless migration pass, deletions, other devices' sets, and this device's set.
     func credentialTrack(
         _ session: SyncSession, report: inout SyncReport
-    ) throws -> (plaintext: SecretBytes, count: Int)? {
+    ) throws -> OwnCredentialSet? {
         let credentials = CredentialSync(
             vault: vault, device: session.meText,
             digestKey: SyncKeys.credentialDigest(try session.groupSecret()))
@@ -332,7 +332,7 @@ public struct SyncEngine {
 
     /// Writes this device's next entry when it has anything to say.
     func publish(
-        _ session: SyncSession, epoch: UUID, key: SecretBytes, ownSet: (plaintext: SecretBytes, count: Int)?,
+        _ session: SyncSession, epoch: UUID, key: SecretBytes, ownSet: OwnCredentialSet?,
         migrating: Bool,
         fresh: Bool, report: inout SyncReport
     ) throws {
@@ -360,7 +360,18 @@ public struct SyncEngine {
             credentialDigest =
                 SyncCrypto.keyedDigest(ownSet.plaintext, key: SyncKeys.credentialDigest(try session.groupSecret())).hex
             let lastSent = try store.setting("sync.credentials.digest")
-            if snapshot || credentialDigest != lastSent { credentials = ownSet.plaintext }
+            if snapshot || credentialDigest != lastSent {
+                // The set leaves the vault's keeping here: one release-log line naming its keys, or it stays home
+                // (the config track goes on; the digest is not saved, so the next run tries again).
+                do {
+                    credentials = try vault.releaseCredentialSet(
+                        ownSet.plaintext, keys: ownSet.keys, deletions: ownSet.deletions)
+                } catch {
+                    report.warnings.append(
+                        "credentials not sent: their line could not be written to the release log (\(error)); "
+                            + "they go with the next run once it can be")
+                }
+            }
         }
         let events = try store.unpublishedConflictEvents().count
         guard snapshot || !records.isEmpty || !pending.isEmpty || credentials != nil || events > 0 else { return }

@@ -80,7 +80,11 @@ final class LiveWatcher: @unchecked Sendable {
                 if let folder { Self.watch(folder, notify: notify) }
                 state.watched = folder
             }
-            if remoteEvent, folder != nil { remoteChanged(&state) }
+            // Another device wrote to the folder remote — or the TUI's own run did (its writes raise events too,
+            // perhaps delivered after it ended): the schedule runs at once, or once more after a run under way that
+            // may have read the folder too early (SyncSchedule.remoteChanged); a quiet run writes nothing, so it
+            // settles.
+            if remoteEvent, folder != nil { sync?.remoteChanged() }
             if Date().timeIntervalSince(lastSlow) >= 1 {
                 lastSlow = Date()
                 checkRemote(&state)
@@ -105,8 +109,7 @@ final class LiveWatcher: @unchecked Sendable {
         var vaultFiles: [FileStamp?] = []
         var vaultFailure: String?
         var remoteMissing = false
-        /// The folder remote changed while a run of the TUI's was under way: one more run when it ends.
-        var remoteChangedDuringRun = false
+        /// A run of the TUI's was under way at the last look (its end changes the sync part of the status line).
         var syncWasRunning = false
         /// Something the sync state depends on changed since it was last read.
         var syncDirty = true
@@ -166,24 +169,8 @@ final class LiveWatcher: @unchecked Sendable {
         sync?.request(.now)
     }
 
-    /// An inotify event under the folder remote: another device wrote there — or the TUI's own run did (its
-    /// writes raise events too, perhaps delivered after it ended). A change while a run is under way may have come
-    /// after the run read the folder, so it asks for one more run when that one ends; a run with nothing new writes
-    /// nothing to the folder, so this settles after one quiet run.
-    private func remoteChanged(_ state: inout Seen) {
-        if status.isSyncRunning {
-            state.remoteChangedDuringRun = true
-        } else {
-            sync?.request(.now)
-        }
-    }
-
     private func checkStatusFile(_ state: inout Seen) {
         let running = status.isSyncRunning
-        if state.syncWasRunning, !running, state.remoteChangedDuringRun {
-            state.remoteChangedDuringRun = false
-            sync?.request(.now)
-        }
         let stamp = FileStamp(SyncRunner.statusFile(context.locations))
         // The user service's state file says when its run starts and ends.
         let service = FileStamp(ServiceFiles.statePath(context.locations))

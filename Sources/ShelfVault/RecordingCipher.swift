@@ -52,6 +52,20 @@ public final class RecordingSealer {
         }
     }
 
+    /// `plaintext` sealed as the next chunk into `out`, which has room for it (`plaintext.count + overhead` bytes):
+    /// nothing allocated, so a recorder sealing every chunk into one buffer of its own allocates nothing per chunk.
+    /// Answers the sealed length; nil (nothing sealed, the stream unchanged) when `out` is too small.
+    public func seal(_ plaintext: UnsafeRawBufferPointer, final: Bool, into out: UnsafeMutableRawBufferPointer) -> Int?
+    {
+        guard out.count >= plaintext.count + Self.overhead, let base = out.baseAddress else { return nil }
+        var written: UInt64 = 0
+        _ = crypto_secretstream_xchacha20poly1305_push(
+            &state, base.assumingMemoryBound(to: UInt8.self), &written,
+            plaintext.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(plaintext.count), associatedData,
+            UInt64(associatedData.count), final ? Self.finalTag : 0)
+        return Int(written)
+    }
+
     public func seal(_ plaintext: [UInt8], final: Bool) -> [UInt8] {
         plaintext.withUnsafeBytes { seal($0, final: final) }
     }

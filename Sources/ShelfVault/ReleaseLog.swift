@@ -22,8 +22,9 @@ public struct ReleaseEntry: Codable, Sendable, Equatable {
     public var item: String
     /// Which part of sshelf released it: the command that logged in (connect, exec — a warm keeper's login too —,
     /// forward, trust, copy-id), the TUI (tui for a shell, files for the file pane, copy-id), a fleet run (run, cp),
-    /// agent or vault export; a line that releases nothing names what it records (ca sign, tmux, a recording's
-    /// removal); a certificate renewed before a login names the part that logs in (forward up for the supervisor).
+    /// agent, vault export or sync (a credential set sealed for the remote); a line that releases nothing names what
+    /// it records (ca sign, tmux, a recording's removal); a certificate renewed before a login names the part that
+    /// logs in (forward up for the supervisor).
     public var by: String
     /// The host (or hosts of a jump chain) it was released for.
     public var host: String?

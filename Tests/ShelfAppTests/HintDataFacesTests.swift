@@ -169,7 +169,7 @@ final class HintDataFacesTests: XCTestCase {
     /// own words, the service's naming what can take the passphrase it is never given.
     func testARunnersLineIsWordedByThePrinter() {
         let (_, hint) = LockedCredential.explain(
-            reference, stored: .afterFirstUnlockThisDeviceOnly, situation: .unattended(who: "the sshelf service"),
+            reference, stored: .whenUnlockedThisDeviceOnly, situation: .unattended(who: "the sshelf service"),
             keyringInUse: false)
         let line = RunnerLine("web: failed: locked", hint: hint, tail: " (next attempt in 60.0 s)")
         let setClass = "sshelf vault set-class \(reference.rawValue) afterFirstUnlockThisDeviceOnly"
@@ -178,7 +178,7 @@ final class HintDataFacesTests: XCTestCase {
             "web: failed: locked (let unattended logins read it: \(setClass), then give the passphrase when "
                 + "starting it (--passphrase-fd N): this system keeps no unlock between processes (no kernel keyring)) "
                 + "(next attempt in 60.0 s)")
-        let service = line.worded(by: ServiceHintWords.words)
+        let service = line.worded { ServiceHintWords.words($0, keyring: false) }
         XCTAssertEqual(
             service,
             "web: failed: locked (let unattended logins read it: \(setClass), then the service is never given the "
@@ -186,6 +186,38 @@ final class HintDataFacesTests: XCTestCase {
                 + "it the passphrase when starting it: this system keeps no unlock between processes (no kernel "
                 + "keyring)) (next attempt in 60.0 s)")
         XCTAssertFalse(service.contains("--passphrase-fd"), service)
-        XCTAssertEqual(RunnerLine("web: active").worded(by: ServiceHintWords.words), "web: active")
+        XCTAssertEqual(RunnerLine("web: active").worded { ServiceHintWords.words($0) }, "web: active")
+    }
+
+    /// An item already in the class unattended logins read (no kernel keyring): the hint does not send the user to
+    /// `vault set-class` for the class it has (which would only answer that it is already stored so); it names what
+    /// is left — the passphrase at start, which the service words as `forward up` in its place.
+    func testAnItemAlreadyInTheUnattendedClassIsNotSentToSetClass() {
+        let (reason, hint) = LockedCredential.explain(
+            reference, stored: .afterFirstUnlockThisDeviceOnly, situation: .unattended(who: "the sshelf service"),
+            keyringInUse: false)
+        XCTAssertTrue(reason.hasPrefix("it is stored afterFirstUnlockThisDeviceOnly, which only a process"), reason)
+        XCTAssertEqual(
+            CLIErrorHints.words(hint),
+            "give the passphrase when starting it (--passphrase-fd N): this system keeps no unlock between processes "
+                + "(no kernel keyring)")
+        let service = ServiceHintWords.words(hint, keyring: false)
+        XCTAssertFalse(service.contains("set-class"), service)
+        XCTAssertFalse(service.contains("--passphrase-fd"), service)
+        XCTAssertTrue(service.contains("run 'sshelf forward up' in its place"), service)
+    }
+
+    /// The service's words for a passphrase to give: where no kernel keyring keeps an unlock, `vault unlock` never
+    /// reaches the service, so its log names what does (forward up in its place) and never a flag it cannot take.
+    func testTheServiceNamesVaultUnlockOnlyWhereAKeyringKeepsIt() {
+        for need in [PassphraseNeed.give, .giveTheRightOne] {
+            let withKeyring = ServiceHintWords.words(Hint(.passphrase(need)), keyring: true)
+            XCTAssertTrue(withKeyring.contains("'sshelf vault unlock'"), withKeyring)
+            let without = ServiceHintWords.words(Hint(.passphrase(need)), keyring: false)
+            XCTAssertFalse(without.contains("vault unlock"), without)
+            XCTAssertFalse(without.contains("--passphrase-fd"), without)
+            XCTAssertTrue(without.contains("no kernel keyring"), without)
+            XCTAssertTrue(without.contains("run 'sshelf forward up' in its place"), without)
+        }
     }
 }

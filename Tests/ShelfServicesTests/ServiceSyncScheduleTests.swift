@@ -29,8 +29,8 @@ final class ServiceSyncScheduleTests: XCTestCase {
         let after = Date()
         let snapshot = sync.snapshot()
         let next = try XCTUnwrap(snapshot.nextAttempt)
-        XCTAssertGreaterThanOrEqual(next, before.addingTimeInterval(ServiceSync.debounce))
-        XCTAssertLessThanOrEqual(next, after.addingTimeInterval(ServiceSync.debounce))
+        XCTAssertGreaterThanOrEqual(next, before.addingTimeInterval(SyncSchedule.debounce))
+        XCTAssertLessThanOrEqual(next, after.addingTimeInterval(SyncSchedule.debounce))
         XCTAssertEqual(snapshot.nextReason, "a local change")
         XCTAssertEqual(snapshot.state, "off", "no sync set up, nothing run yet")
     }

@@ -299,7 +299,11 @@ enum ForwardRunCommands {
         if let state {
             // The service's rules: what to do is said as the service would take it (it is given no passphrase).
             let byService = ServiceFiles.running(context.locations)?.pid == state.pid
-            let wording: (Hint) -> String = { byService ? ServiceHintWords.words($0) : CLIErrorHints.words($0) }
+            let keyring =
+                byService && (try? VaultAccess.open(context.workspace, create: false).session().shared) == true
+            let wording: (Hint) -> String = {
+                byService ? ServiceHintWords.words($0, keyring: keyring) : CLIErrorHints.words($0)
+            }
             context.output(
                 "supervisor pid \(state.pid)\(byService ? " (the sshelf service)" : "")\n"
                     + Display.table(

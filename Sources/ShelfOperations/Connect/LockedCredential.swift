@@ -39,13 +39,20 @@ public enum LockedCredential {
             )
         case .unattended(let who):
             guard keyringInUse else {
-                return (
+                let noKeyring = Hint.Part.text(": this system keeps no unlock between processes (no kernel keyring)")
+                let reason =
                     "it is stored \(stored), which only a process you type the vault passphrase into can read, "
-                        + "and \(who) logs in with nobody there to type it (at start, after every drop)",
+                    + "and \(who) logs in with nobody there to type it (at start, after every drop)"
+                // Already in the class unattended logins read: moving it there again changes nothing, so the hint
+                // names only what is left to do.
+                guard stored != unattendedClass else {
+                    return (reason, Hint(.passphrase(.giveAtStart), noKeyring))
+                }
+                return (
+                    reason,
                     Hint(
-                        .text("let unattended logins read it: "), setClass, .text(", then "),
-                        .passphrase(.giveAtStart),
-                        .text(": this system keeps no unlock between processes (no kernel keyring)"))
+                        .text("let unattended logins read it: "), setClass, .text(", then "), .passphrase(.giveAtStart),
+                        noKeyring)
                 )
             }
             if stored.unlockScope == .whileActive {

@@ -184,6 +184,10 @@ final class RecordingWriter: @unchecked Sendable {
     private let lock = Lock()
     private var size = 0
     private var failed = false
+    /// The framed chunk (its length, the sealed bytes): one buffer, sealed into in place for every chunk (grown for a
+    /// larger one), so writing a chunk allocates nothing and the kernel faults in no fresh pages for it.
+    private var framed = UnsafeMutableRawBufferPointer.allocate(
+        byteCount: 4 + SessionRecorder.chunkLimit * 2 + RecordingSealer.overhead, alignment: 16)
 
     init(path: String, id: UUID, key: RecordingsKey) throws {
         let made = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
@@ -197,34 +201,45 @@ final class RecordingWriter: @unchecked Sendable {
         write(RecordingFormat.magic + RecordingFormat.idBytes(id) + sealer.header)
     }
 
+    deinit { framed.deallocate() }
+
     func append(_ plaintext: [UInt8], final: Bool) {
         lock.withLock {
             // Sealed after four bytes left for its length: the chunk as the file frames it, in one buffer.
-            var framed = plaintext.withUnsafeBytes { sealer.seal($0, final: final, headroom: 4) }
-            let length = UInt32(framed.count - 4)
+            let needed = 4 + plaintext.count + RecordingSealer.overhead
+            if framed.count < needed {
+                framed.deallocate()
+                framed = .allocate(byteCount: needed, alignment: 16)
+            }
+            let into = UnsafeMutableRawBufferPointer(rebasing: framed[4...])
+            guard let sealed = plaintext.withUnsafeBytes({ sealer.seal($0, final: final, into: into) }) else {
+                failed = true  // cannot be (sized above); a chunk left out would be a recording cut short
+                return
+            }
+            let length = UInt32(sealed)
             framed[0] = UInt8(length >> 24)
             framed[1] = UInt8(length >> 16 & 0xff)
             framed[2] = UInt8(length >> 8 & 0xff)
             framed[3] = UInt8(length & 0xff)
-            write(framed)
+            write(UnsafeRawBufferPointer(rebasing: framed[0..<(4 + sealed)]))
         }
     }
 
-    private func write(_ bytes: [UInt8]) {
-        guard !failed else { return }
-        digest.update(bytes)
-        size += bytes.count
-        bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failed = true
-                    return
-                }
-                offset += written
+    private func write(_ bytes: [UInt8]) { bytes.withUnsafeBytes { write($0) } }
+
+    private func write(_ buffer: UnsafeRawBufferPointer) {
+        guard !failed, let base = buffer.baseAddress else { return }
+        digest.update(buffer)
+        size += buffer.count
+        var offset = 0
+        while offset < buffer.count {
+            let written = Glibc.write(fd, base + offset, buffer.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                failed = true
+                return
             }
+            offset += written
         }
     }
 

@@ -220,12 +220,14 @@ public final class AgentService: @unchecked Sendable {
             }
             return (result, left)
         }
-        noteLockedOut(left)
+        noteLockedOut(left, keyring: vault?.session().shared == true)
         return result
     }
 
-    /// Logs, once per change, which keys are not listed because the vault session is locked, and the fix.
-    private func noteLockedOut(_ left: [Identity]) {
+    /// Logs, once per change, which keys are not listed because the vault session is locked, and the fix that
+    /// reaches this agent: where no kernel keyring shares an unlock between processes, `vault unlock` opens only its
+    /// own process, so the passphrase has to be handed to the agent itself.
+    private func noteLockedOut(_ left: [Identity], keyring: Bool) {
         let ids = Set(left.map(\.id))
         let changed = withLock { () -> Bool in
             defer { lockedOut = ids }
@@ -237,8 +239,12 @@ public final class AgentService: @unchecked Sendable {
         } else {
             let names = left.map { "'\(Display.safe($0.name))'" }.joined(separator: ", ")
             report(
-                "not listing \(names): the vault is locked for their class; run 'sshelf vault unlock' (or 'sshelf "
-                    + "agent start --unlock') to serve them")
+                "not listing \(names): the vault is locked for their class; "
+                    + (keyring
+                        ? "run 'sshelf vault unlock' (or 'sshelf agent start --unlock') to serve them"
+                        : "run 'sshelf agent start --unlock' (or 'ssh-add -X') to serve them: this system keeps no "
+                            + "unlock between processes (no kernel keyring), so 'sshelf vault unlock' does not reach "
+                            + "the agent"))
         }
     }
 

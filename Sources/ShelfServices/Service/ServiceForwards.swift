@@ -9,6 +9,7 @@ import ShelfOperations
 import ShelfSSH
 import ShelfStore
 import ShelfSystem
+import ShelfVault
 
 final class ServiceForwards: @unchecked Sendable {
     private let context: AppContext
@@ -64,6 +65,8 @@ final class ServiceForwards: @unchecked Sendable {
             }
         }
         let options = ConnectOptions.standard(context.workspace)
+        // Whether `vault unlock` reaches the service here: the hints of its log say what works.
+        let keyring = (try? VaultAccess.open(context.workspace, create: false).session().shared) == true
         var made: [HostRunner] = []
         do {
             made = try store.read { store in
@@ -72,7 +75,7 @@ final class ServiceForwards: @unchecked Sendable {
                         plan: try ConnectPlan.make(for: host, in: store), rules: rules, options: options, vault: nil,
                         context: context, who: "the sshelf service",
                         report: { [log, changed] line in
-                            log("forwards: " + line.worded(by: ServiceHintWords.words)); changed()
+                            log("forwards: " + line.worded { ServiceHintWords.words($0, keyring: keyring) }); changed()
                         })
                 }
             }

@@ -201,9 +201,12 @@ final class AgentSSHTests: XCTestCase {
             try world.sshAdd(["-l"]).stdout.contains(" locked (ED25519)"),
             "not offered while the agent cannot sign with it")
         XCTAssertNotEqual(try world.ssh().status, 0, "a whenUnlocked key in a locked vault is not used")
+        // No kernel keyring here (AgentWorld): 'vault unlock' would open only its own process, so the log names
+        // what reaches the agent.
         try world.waitForAgentLog(
-            "not listing 'locked': the vault is locked for their class; run 'sshelf vault unlock' (or 'sshelf agent "
-                + "start --unlock') to serve them")
+            "not listing 'locked': the vault is locked for their class; run 'sshelf agent start --unlock' (or "
+                + "'ssh-add -X') to serve them: this system keeps no unlock between processes (no kernel keyring), "
+                + "so 'sshelf vault unlock' does not reach the agent")
         XCTAssertEqual(try world.releases().count, 0)
 
         // ssh-add -X with the vault passphrase gives it to this agent (ssh-add reads it through SSH_ASKPASS).

@@ -42,37 +42,8 @@ final class RunAsPsshTests: XCTestCase {
     func testSudoPasswordAskedOnceAndTypedOnlyIntoSudosPrompt() throws {
         try ensureSudoers()
         let world = try FleetWorld(["a", "b"])
-        let go = world.shared + "/go"
-        defer { _ = FileManager.default.createFile(atPath: go, contents: nil) }
-        let command =
-            "id -u; touch \(world.shared)/started-$$; while [ ! -e \(go) ] && [ -d \(world.shared) ]; do sleep 0.05;"
-            + " done; echo done"
-        let run = try Tmux(
-            home: world.home, arguments: ["run", "@prod", "--sudo", "--json", "--", command], columns: 200)
-        try run.waitFor(text: "sudo password for the hosts")
-        try run.enter(TestAccount.password)
-        try eventually("both hosts ran under sudo", context: { (try? run.screen()) ?? "" }) {
-            ((try? FileManager.default.contentsOfDirectory(atPath: world.shared)) ?? [])
-                .filter { $0.hasPrefix("started-") }.count == 2
-        }
-        // While the hosts run: sshelf's arguments and environment.
-        let pid = try XCTUnwrap(Self.sshelfProcess(under: try run.panePID()), "sshelf's process")
-        for part in ["cmdline", "environ"] {
-            let bytes = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/\(part)"))
-            XCTAssertNil(bytes.range(of: Data(TestAccount.password.utf8)), "the password in sshelf's \(part)")
-        }
-        _ = FileManager.default.createFile(atPath: go, contents: nil)
-        let status = try run.waitForExit()
-        let screen = try run.screen()
-        XCTAssertEqual(status, 0, screen)
-        XCTAssertTrue(screen.contains(#""outcome":"succeeded""#), screen)
-        XCTAssertTrue(screen.contains(#"0\r\n"#), "the command ran as root: \(screen)")
-        XCTAssertFalse(screen.contains("sshelf-sudo-"), "the prompt's marker is taken out of the output: \(screen)")
-        XCTAssertFalse(screen.contains(TestAccount.password), "the password was echoed: \(screen)")
-        try Self.assertNowhere(TestAccount.password, under: world.home.root)
-        let log = try world.home.run("log", "--json")
-        XCTAssertFalse(log.stdout.contains(TestAccount.password))
-        XCTAssertFalse(tail(world.sshd.log, lines: 10_000).contains(TestAccount.password))
+        try SudoFlow.passwordTypedOnlyIntoSudosPrompt(
+            home: world.home, target: "@prod", hosts: 2, shared: world.shared, sshd: world.sshd)
     }
 
     /// A wrong password is typed once; sudo's second prompt gets Ctrl-C, and the host is reported as failed with
@@ -80,14 +51,7 @@ final class RunAsPsshTests: XCTestCase {
     func testAWrongSudoPasswordIsTypedOnce() throws {
         try ensureSudoers()
         let world = try FleetWorld(["a"])
-        let run = try world.home.run(
-            // A bounded wait: a host that hangs fails the test in minutes, with what it printed, not in ten.
-            ["run", "a", "--sudo", "--sudo-password-fd", "3", "--command-timeout", "120", "--json", "--", "id -u"],
-            fd3: "not the password")
-        XCTAssertExit(run, 1)
-        let host = try XCTUnwrap(try FleetWorld.jsonLines(run.stdout)["a"], run.stdout)
-        XCTAssertEqual(host["outcome"] as? String, "failed", run.stdout)
-        XCTAssertTrue((host["error"] as? String ?? "").contains("sudo asked for the password again"), run.stdout)
+        try SudoFlow.wrongPasswordTypedOnce(home: world.home, host: "a")
     }
 
     /// `--stream`: each line as `host: line` in its host's order, stderr lines on stderr, the statuses at the end
@@ -112,69 +76,5 @@ final class RunAsPsshTests: XCTestCase {
         let last = run.stdout.split(separator: "\n").last.map(String.init) ?? ""
         XCTAssertTrue(last.contains("2 hosts: 2 succeeded"), run.stdout)
         XCTAssertExit(try world.home.run("run", "a", "--stream", "--json", "--", "true"), 2)
-    }
-
-    // MARK: helpers
-
-    /// sshelf's process under the tmux pane's shell.
-    static func sshelfProcess(under shell: pid_t) -> pid_t? {
-        let all = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        for entry in all {
-            guard let pid = pid_t(entry),
-                let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                let close = stat.lastIndex(of: ")")
-            else { continue }
-            let fields = stat[stat.index(close, offsetBy: 2)...].split(separator: " ")
-            guard fields.count > 1, pid_t(fields[1]) == shell || pid == shell else { continue }
-            let command = (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? ""
-            if command.hasPrefix("sshelf") { return pid }
-        }
-        return nil
-    }
-
-    /// No file under `root` holds `secret`.
-    static func assertNowhere(_ secret: String, under root: String, file: StaticString = #filePath, line: UInt = #line)
-        throws
-    {
-        let needle = Data(secret.utf8)
-        let files = FileManager.default.enumerator(atPath: root)
-        while let relative = files?.nextObject() as? String {
-            let path = root + "/" + relative
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
-                let data = FileManager.default.contents(atPath: path)
-            else { continue }
-            XCTAssertNil(data.range(of: needle), "the secret is in \(path)", file: file, line: line)
-        }
-    }
-}
-
-/// For the tests that run a real sudo (RunAsPsshTests, EveryKeyRunOptionsTests).
-extension XCTestCase {
-    /// The test account may use sudo for anything with its password, asked every time (no cached login) — for this
-    /// test only: the entry (one file per test process) is removed when the test ends, so a machine that ran the
-    /// tests is not left with a sudo-capable account whose password is in this source. Entries of test processes
-    /// that died (and the single file older runs left) are removed first.
-    func ensureSudoers() throws {
-        guard FileManager.default.isExecutableFile(atPath: TestTool.sudo.path) else {
-            throw HarnessError("sudo is missing: \(TestTool.sudo.path)")
-        }
-        let folder = "/etc/sudoers.d"
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
-            guard name == "sshelf-test" || name.hasPrefix("sshelf-test-") else { continue }
-            let owner = pid_t(name.dropFirst("sshelf-test-".count))
-            if name == "sshelf-test" || owner.map({ kill($0, 0) != 0 && errno == ESRCH }) == true {
-                unlink("\(folder)/\(name)")
-            }
-        }
-        // sudo reads every file in the folder whose name has no '.' and does not end in '~'.
-        let path = "\(folder)/sshelf-test-\(getpid())"
-        let text =
-            "Defaults:\(TestAccount.name) timestamp_timeout=0, !lecture\n\(TestAccount.name) ALL=(ALL:ALL) ALL\n"
-        let temporary = "\(folder)/.sshelf-test-\(getpid()).tmp"
-        try text.write(toFile: temporary, atomically: false, encoding: .utf8)
-        chmod(temporary, 0o440)
-        guard rename(temporary, path) == 0 else { throw HarnessError("cannot write \(path)") }
-        addTeardown { unlink(path) }
     }
 }

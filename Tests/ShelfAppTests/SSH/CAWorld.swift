@@ -55,7 +55,10 @@ struct CAWorld {
     }
 
     /// The release log as `sshelf log --json` prints it.
-    func releases() throws -> [[String: Any]] {
+    func releases() throws -> [[String: Any]] { try Self.releases(home) }
+
+    /// `home`'s release log as `sshelf log --json` prints it (a home that is not a CAWorld's too).
+    static func releases(_ home: TempHome) throws -> [[String: Any]] {
         let log = try home.run("log", "--json")
         XCTAssertExit(log, 0)
         return try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(log.stdout.utf8)) as? [[String: Any]])

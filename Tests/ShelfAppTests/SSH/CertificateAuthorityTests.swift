@@ -6,13 +6,6 @@ import TestSupport
 import XCTest
 
 final class CertificateAuthorityTests: XCTestCase {
-    private func world(extraConfig: [String] = []) throws -> (
-        home: TempHome, sshd: SSHD, caLine: String, caFile: String, certificatePath: String
-    ) {
-        let world = try CAWorld(extraConfig: extraConfig)
-        return (world.home, world.sshd, world.caLine, world.caFile, world.certificatePath)
-    }
-
     /// ssh-keygen's exit status and its output (both streams): `-Q` answers with its status.
     private func keygenStatus(_ arguments: [String]) throws -> (status: Int32, output: String) {
         let process = Process()
@@ -28,29 +21,14 @@ final class CertificateAuthorityTests: XCTestCase {
         return (process.terminationStatus, String(decoding: output, as: UTF8.self))
     }
 
-    /// `work`'s certificate issued two hours ago (the clock set back), valid for one, kept fresh by its CA
-    /// (`--renew`): it has expired by the next login, which must renew it.
-    private func signExpiredRenewable(_ home: TempHome) throws {
-        let past = Int(Date().timeIntervalSince1970) - 7200
-        home.extraEnvironment["SSHELF_TEST_NOW"] = String(past)
-        defer { home.extraEnvironment["SSHELF_TEST_NOW"] = nil }
-        XCTAssertExit(
-            try home.run(
-                "ca", "sign", "work", "--ca", "team", "--principals", TestAccount.name, "--valid", "1h", "--renew"), 0)
-    }
-
-    private func releases(_ home: TempHome) throws -> [[String: Any]] {
-        let log = try home.run("log", "--json")
-        XCTAssertExit(log, 0)
-        return try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(log.stdout.utf8)) as? [[String: Any]])
-    }
-
     func testAVaultCAIssuesACertificateThatLogsInWhereThePlainKeyIsNot() throws {
-        let (home, sshd, caLine, caFile, certificatePath) = try world()
+        let world = try CAWorld()
+        let (home, sshd, caLine, caFile) = (world.home, world.sshd, world.caLine, world.caFile)
+        let certificatePath = world.certificatePath
         XCTAssertTrue(caLine.hasPrefix("ssh-ed25519 ") && caLine.hasSuffix(" sshelf-ca:team"), caLine)
         XCTAssertEqual(try home.run("ca", "show", "team").stdout, caLine + "\n")
         XCTAssertTrue(
-            try releases(home).contains {
+            try world.releases().contains {
                 $0["what"] as? String == "CA key created" && $0["by"] as? String == "ca init"
             })
 
@@ -88,7 +66,7 @@ final class CertificateAuthorityTests: XCTestCase {
         // Serials count up; each issue is a release-log line with the CA, serial, identity, principals, validity.
         let again = try home.run("ca", "sign", "work", "--ca", "team", "--principals", "deploy,\(TestAccount.name)")
         XCTAssertExit(again, 0)
-        let issued = try releases(home).filter { $0["what"] as? String == "certificate" }
+        let issued = try world.releases().filter { $0["what"] as? String == "certificate" }
         XCTAssertEqual(issued.count, 2, "\(issued)")
         let detail = issued.last?["detail"] as? String ?? ""
         XCTAssertTrue(detail.contains("CA 'team' serial 2 for identity 'work'"), detail)
@@ -104,7 +82,8 @@ final class CertificateAuthorityTests: XCTestCase {
         let scratch = TempHome()
         defer { withExtendedLifetime(scratch) {} }
         let krl = scratch.root + "/team.krl"
-        let (home, sshd, _, _, certificatePath) = try world(extraConfig: ["RevokedKeys \(krl)"])
+        let world = try CAWorld(extraConfig: ["RevokedKeys \(krl)"])
+        let (home, sshd, certificatePath) = (world.home, world.sshd, world.certificatePath)
         let sign = ["ca", "sign", "work", "--ca", "team", "--principals", TestAccount.name, "--out", certificatePath]
         XCTAssertExit(try home.run(sign), 0)
         let revoked = try home.run("ca", "revoke", "1", "--ca", "team", "--out", krl)
@@ -170,13 +149,14 @@ final class CertificateAuthorityTests: XCTestCase {
         XCTAssertEqual(exec.stdout, "host-certified\n")
         XCTAssertTrue(exec.stderr.contains("a host certificate (serial 1"), exec.stderr)
         XCTAssertTrue(
-            try releases(home).contains {
+            try CAWorld.releases(home).contains {
                 $0["what"] as? String == "host certificate" && $0["by"] as? String == "ca sign-host"
             })
     }
 
     func testATiedIdentityIsRenewedBeforeALoginWithoutAPromptAndLogged() throws {
-        let (home, sshd, _, _, _) = try world()
+        let world = try CAWorld()
+        let (home, sshd) = (world.home, world.sshd)
         // Issued two hours ago (the clock set back), valid for one: it has expired by the login.
         let past = Int(Date().timeIntervalSince1970) - 7200
         home.extraEnvironment["SSHELF_TEST_NOW"] = String(past)
@@ -190,7 +170,7 @@ final class CertificateAuthorityTests: XCTestCase {
         XCTAssertTrue(
             exec.stderr.contains("sshelf: note: renewed the certificate of identity 'work' (CA 'team', serial 2, "),
             exec.stderr)
-        let issued = try releases(home).filter { $0["what"] as? String == "certificate" }
+        let issued = try world.releases().filter { $0["what"] as? String == "certificate" }
         XCTAssertEqual(issued.map { $0["by"] as? String }, ["ca sign", "exec"], "\(issued)")
         // libssh2 1.11: sshelf's own client offers it; 1.10: the login goes through OpenSSH's ssh, with the line
         // saying why and the sshelf agent's key beside the renewed certificate.
@@ -202,31 +182,40 @@ final class CertificateAuthorityTests: XCTestCase {
         // Fresh now: the next login renews nothing.
         let again = try home.run("exec", "c", "--no-stdin", "--", "true")
         XCTAssertFalse(again.stderr.contains("renewed"), again.stderr)
-        XCTAssertEqual(try releases(home).filter { $0["what"] as? String == "certificate" }.count, 2)
+        XCTAssertEqual(try world.releases().filter { $0["what"] as? String == "certificate" }.count, 2)
+    }
+
+    /// `result` (a command on host c) renewed the expired certificate before it logged in, said so, logged in with
+    /// the renewed one (serial 2), and the release log names `by` as its issuer after `ca sign`.
+    private func assertRenewedBeforeItsLogin(
+        _ result: CLIResult, in world: CAWorld, by: String, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
+        XCTAssertTrue(
+            result.stderr.contains("sshelf: note: renewed the certificate of identity 'work' (CA 'team', serial 2, "),
+            result.stderr, file: file, line: line)
+        XCTAssertExit(result, 0, file: file, line: line)
+        XCTAssertTrue(world.sshd.waitForLog("Accepted publickey"), world.sshd.log, file: file, line: line)
+        XCTAssertTrue(world.sshd.log.contains("(serial 2)"), world.sshd.log, file: file, line: line)
+        XCTAssertEqual(try world.issuers(), ["ca sign", by], file: file, line: line)
     }
 
     /// `run` renews the certificate of a tied identity before its hosts log in, as connect and exec do (one shared
     /// function, the clock from SSHELF_TEST_NOW), the release-log line naming `run`.
     func testRunRenewsATiedCertificateBeforeItsHostsLogIn() throws {
-        let (home, sshd, _, _, _) = try world()
-        try signExpiredRenewable(home)
+        let world = try CAWorld()
+        let home = world.home
+        try world.signExpired()
 
         let run = try home.run("run", "c", "--", "echo", "fleet")
-        XCTAssertTrue(
-            run.stderr.contains("sshelf: note: renewed the certificate of identity 'work' (CA 'team', serial 2, "),
-            run.stderr)
-        XCTAssertExit(run, 0)
+        try assertRenewedBeforeItsLogin(run, in: world, by: "run")
         XCTAssertTrue(run.stdout.contains("fleet"), run.stdout)
-        XCTAssertTrue(sshd.waitForLog("Accepted publickey"), sshd.log)
-        XCTAssertTrue(sshd.log.contains("(serial 2)"), sshd.log)
-        let issued = try releases(home).filter { $0["what"] as? String == "certificate" }
-        XCTAssertEqual(issued.map { $0["by"] as? String }, ["ca sign", "run"], "\(issued)")
     }
 
     /// `cp` renews it before its copy's login too, the release-log line naming `cp`.
     func testCopyRenewsATiedCertificateBeforeItsLogin() throws {
-        let (home, sshd, _, _, _) = try world()
-        try signExpiredRenewable(home)
+        let world = try CAWorld()
+        let home = world.home
+        try world.signExpired()
         // A file the login's account can read (its home), copied down here.
         let folder = "/home/\(TestAccount.name)/sshelf-cp-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -236,36 +225,30 @@ final class CertificateAuthorityTests: XCTestCase {
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: folder + "/notes.txt")
 
         let copy = try home.run("cp", "c:" + folder + "/notes.txt", home.root + "/notes.txt")
-        XCTAssertTrue(
-            copy.stderr.contains("sshelf: note: renewed the certificate of identity 'work' (CA 'team', serial 2, "),
-            copy.stderr)
-        XCTAssertExit(copy, 0)
+        try assertRenewedBeforeItsLogin(copy, in: world, by: "cp")
         XCTAssertEqual(
             try String(contentsOfFile: home.root + "/notes.txt", encoding: .utf8), "copied with a fresh certificate\n")
-        XCTAssertTrue(sshd.waitForLog("Accepted publickey"), sshd.log)
-        XCTAssertTrue(sshd.log.contains("(serial 2)"), sshd.log)
-        let issued = try releases(home).filter { $0["what"] as? String == "certificate" }
-        XCTAssertEqual(issued.map { $0["by"] as? String }, ["ca sign", "cp"], "\(issued)")
     }
 
     /// `forward start` renews it before its login too, the release-log line naming `forward`.
     func testForwardStartRenewsATiedCertificateBeforeItsLogin() throws {
-        let (home, _, _, _, _) = try world()
-        try signExpiredRenewable(home)
+        let world = try CAWorld()
+        let home = world.home
+        try world.signExpired()
         let port = try TrafficSocket.freePort(), closed = try TrafficSocket.freePort()
         XCTAssertExit(try home.run("forward", "add", "c", "--local", "\(port):127.0.0.1:\(closed)"), 0)
 
         let running = try BackgroundCLI(home, ["forward", "start", "c"])
         try running.waitFor("sshelf: note: renewed the certificate of identity 'work' (CA 'team', serial 2, ")
         _ = try running.stop(SIGINT)
-        let issued = try releases(home).filter { $0["what"] as? String == "certificate" }
-        XCTAssertEqual(issued.map { $0["by"] as? String }, ["ca sign", "forward"], "\(issued)")
+        XCTAssertEqual(try world.issuers(), ["ca sign", "forward"])
     }
 
     /// Renewal (the CA's key) and the login (the identity's key) both need the vault passphrase: `--passphrase-fd`
     /// holds it once, and the process reads it once.
     func testAPassphraseGivenOnceServesTheRenewalAndTheLogin() throws {
-        let (home, sshd, _, _, _) = try world()
+        let world = try CAWorld()
+        let (home, sshd) = (world.home, world.sshd)
         guard try home.run("version", "--verbose").stdout.contains("  yes user certificates (CertificateFile)") else {
             // On 1.10 the login goes to OpenSSH with the sshelf agent, which takes the passphrase on its own.
             throw skipped("the loaded libssh2 cannot log in with a user certificate itself (1.11 or later can)")

@@ -74,69 +74,20 @@ final class EveryKeyRunOptionsTests: XCTestCase {
     func testSudoThroughOpenSSHTypesThePasswordOnlyIntoSudosPrompt() throws {
         try ensureSudoers()
         let (world, server, shared, newer) = try world()
-        let go = shared + "/go"
-        defer { _ = FileManager.default.createFile(atPath: go, contents: nil) }
-        let command =
-            "id -u; touch \(shared)/started-$$; while [ ! -e \(go) ] && [ -d \(shared) ]; do sleep 0.05; done;"
-            + " echo done"
-        let run = try Tmux(
-            home: world.home, arguments: ["run", "rsa", "--sudo", "--json", "--", command], columns: 200)
-        try run.waitFor(text: "sudo password for the hosts")
-        try run.enter(TestAccount.password)
-        try eventually("the host ran under sudo", context: { (try? run.screen()) ?? "" }) {
-            ((try? FileManager.default.contentsOfDirectory(atPath: shared)) ?? []).contains { $0.hasPrefix("started-") }
+        let screen = try SudoFlow.passwordTypedOnlyIntoSudosPrompt(
+            home: world.home, target: "rsa", hosts: 1, shared: shared, sshd: server
+        ) { sshelf in
+            newer ? [] : [try XCTUnwrap(SudoFlow.child(of: sshelf, named: "ssh"), "OpenSSH's ssh")]
         }
-        let sshelf = try XCTUnwrap(RunAsPsshTests.sshelfProcess(under: try run.panePID()), "sshelf's process")
-        var processes = [sshelf]
-        if !newer { processes.append(try XCTUnwrap(Self.child(of: sshelf, named: "ssh"), "OpenSSH's ssh")) }
-        for pid in processes {
-            for part in ["cmdline", "environ"] {
-                let bytes = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/\(part)"))
-                XCTAssertNil(bytes.range(of: Data(TestAccount.password.utf8)), "the password in \(pid)'s \(part)")
-            }
-        }
-        _ = FileManager.default.createFile(atPath: go, contents: nil)
-        let status = try run.waitForExit()
-        let screen = try run.screen()
-        XCTAssertEqual(status, 0, screen)
-        XCTAssertTrue(screen.contains(#""outcome":"succeeded""#), screen)
-        XCTAssertTrue(screen.contains(#"0\r\n"#), "the command ran as root: \(screen)")
         XCTAssertEqual(screen.contains(#""openssh":"#), !newer, screen)
-        XCTAssertFalse(screen.contains("sshelf-sudo-"), "the prompt's marker is taken out of the output: \(screen)")
-        XCTAssertFalse(screen.contains(TestAccount.password), "the password was echoed: \(screen)")
-        try RunAsPsshTests.assertNowhere(TestAccount.password, under: world.home.root)
-        XCTAssertFalse(tail(server.log, lines: 10_000).contains(TestAccount.password))
     }
 
     /// A wrong password is typed once: sudo's second prompt gets Ctrl-C, ssh is stopped, and the host fails with why.
     func testAWrongSudoPasswordThroughOpenSSHIsTypedOnce() throws {
         try ensureSudoers()
         let (world, server, _, newer) = try world()
-        let run = try world.home.run(
-            ["run", "rsa", "--sudo", "--sudo-password-fd", "3", "--command-timeout", "120", "--json", "--", "id -u"],
-            fd3: "not the password")
-        XCTAssertExit(run, 1)
-        let host = try host(run)
-        XCTAssertEqual(host["outcome"] as? String, "failed", run.stdout)
-        XCTAssertTrue((host["error"] as? String ?? "").contains("sudo asked for the password again"), run.stdout)
+        let (run, host) = try SudoFlow.wrongPasswordTypedOnce(home: world.home, host: "rsa")
         XCTAssertEqual(host["openssh"] != nil, !newer, run.stdout)
-        XCTAssertFalse((host["stdout"] as? String ?? "").contains("sshelf-sudo-"), run.stdout)
         XCTAssertTrue(server.log.contains("Accepted publickey"), "logged in before sudo asked: \(server.log)")
-    }
-
-    /// A child of `parent` whose command is `name`.
-    static func child(of parent: pid_t, named name: String) -> pid_t? {
-        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
-            guard let pid = pid_t(entry),
-                let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                let close = stat.lastIndex(of: ")")
-            else { continue }
-            let fields = stat[stat.index(close, offsetBy: 2)...].split(separator: " ")
-            let command = (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? ""
-            if fields.count > 1, pid_t(fields[1]) == parent, command.trimmingCharacters(in: .newlines) == name {
-                return pid
-            }
-        }
-        return nil
     }
 }

@@ -39,6 +39,8 @@ final class VaultSetClassTests: XCTestCase {
             XCTAssertExit(refused, 4)
             XCTAssertTrue(refused.stderr.contains(message), refused.stderr)
             XCTAssertEqual(try classInFile(home, key), "whenUnlockedThisDeviceOnly", "unchanged after \(bad)")
+            // No kernel keyring here: the hint names no `vault unlock`, which would open only its own process.
+            XCTAssertFalse(refused.stderr.contains("vault unlock"), refused.stderr)
         }
         XCTAssertExit(try home.run(["vault", "set-class", "host.password", "afterFirstUnlock"]), 4)
         XCTAssertExit(
