@@ -176,6 +176,10 @@ unsigned long libssh2_channel_window_read_ex(LIBSSH2_CHANNEL * a0, unsigned long
     return deferred(libssh2_channel_window_read_ex)(a0, a1, a2);
 }
 
+unsigned long libssh2_channel_window_write_ex(LIBSSH2_CHANNEL * a0, unsigned long * a1) {
+    return deferred(libssh2_channel_window_write_ex)(a0, a1);
+}
+
 ssize_t libssh2_channel_write_ex(LIBSSH2_CHANNEL * a0, int a1, const char * a2, size_t a3) {
     return deferred(libssh2_channel_write_ex)(a0, a1, a2, a3);
 }
@@ -194,6 +198,10 @@ void libssh2_keepalive_config(LIBSSH2_SESSION * a0, int a1, unsigned int a2) {
 
 int libssh2_keepalive_send(LIBSSH2_SESSION * a0, int * a1) {
     return deferred(libssh2_keepalive_send)(a0, a1);
+}
+
+int libssh2_poll_channel_read(LIBSSH2_CHANNEL * a0, int a1) {
+    return deferred(libssh2_poll_channel_read)(a0, a1);
 }
 
 int libssh2_session_block_directions(LIBSSH2_SESSION * a0) {
@@ -266,6 +274,10 @@ int libssh2_sftp_close_handle(LIBSSH2_SFTP_HANDLE * a0) {
 
 int libssh2_sftp_fstat_ex(LIBSSH2_SFTP_HANDLE * a0, LIBSSH2_SFTP_ATTRIBUTES * a1, int a2) {
     return deferred(libssh2_sftp_fstat_ex)(a0, a1, a2);
+}
+
+LIBSSH2_CHANNEL *libssh2_sftp_get_channel(LIBSSH2_SFTP * a0) {
+    return deferred(libssh2_sftp_get_channel)(a0);
 }
 
 LIBSSH2_SFTP *libssh2_sftp_init(LIBSSH2_SESSION * a0) {

@@ -85,6 +85,8 @@ public final class SftpSession {
     /// Set while several channels share the connection (`beginTurns` to `endTurns`): every call goes through it.
     private(set) var turns: SftpTurns?
     private var lostHere = false
+    /// The SSH channel under this SFTP session: while in turns, a caller sleeps until something comes for it.
+    private lazy var channel: OpaquePointer? = libssh2_sftp_get_channel(raw)
     /// A call failed without an answer from the server (the connection broke or was cut): nothing more can be done
     /// on this session, not even removing a temporary file. A refusal the server sent (an SFTP status) is not this.
     /// A sibling channel's loss is this session's too: they share the connection.
@@ -115,7 +117,8 @@ public final class SftpSession {
     public func close() {
         guard !closed else { return }
         closed = true
-        _ = call { libssh2_sftp_shutdown(raw) }
+        // Closing waits for the server's close of the channel, not for data on it.
+        _ = call(waitingForData: false) { libssh2_sftp_shutdown(raw) }
     }
 
     // MARK: several channels
@@ -139,8 +142,9 @@ public final class SftpSession {
     /// refuses one more (sshd's MaxSessions), with `lost` set when the connection itself failed.
     public func sibling() -> SftpSession? {
         guard let turns else { return nil }
+        // Opening a channel waits for the server's confirmation, not for data on this one.
         let (opened, code) = turns.run(
-            for: self,
+            for: self, channel: nil,
             { () -> (OpaquePointer?, Int32) in
                 let opened = libssh2_sftp_init(session.raw)
                 return (opened, opened == nil ? libssh2_session_last_errno(session.raw) : 0)
@@ -153,9 +157,10 @@ public final class SftpSession {
     }
 
     /// Runs one libssh2 call: straight, or in turn with the siblings while they share the connection.
-    func call<T: BinaryInteger>(_ body: () -> T) -> T {
+    func call<T: BinaryInteger>(waitingForData: Bool = true, _ body: () -> T) -> T {
         guard let turns else { return body() }
-        return turns.run(for: self, body, wouldBlock: { $0 == LIBSSH2_ERROR_EAGAIN })
+        return turns.run(
+            for: self, channel: waitingForData ? channel : nil, body, wouldBlock: { $0 == LIBSSH2_ERROR_EAGAIN })
     }
 
     /// The path's attributes (following a final symbolic link), or nil when nothing is there.
@@ -252,7 +257,9 @@ public final class SftpSession {
             return (handle, handle == nil ? libssh2_session_last_errno(self.session.raw) : 0)
         }
         let (handle, code) =
-            turns?.run(for: self, opening, wouldBlock: { $0.0 == nil && $0.1 == LIBSSH2_ERROR_EAGAIN }) ?? opening()
+            turns?.run(
+                for: self, channel: channel, opening, wouldBlock: { $0.0 == nil && $0.1 == LIBSSH2_ERROR_EAGAIN })
+            ?? opening()
         guard let handle else { throw failure(code, doing) }
         return SftpFile(handle, sftp: self)
     }

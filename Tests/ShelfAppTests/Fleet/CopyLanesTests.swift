@@ -2,7 +2,9 @@
 // connection, the connection taken in turn) and every byte still arrives where it should: the server's log shows one
 // login and several SFTP sessions on it, both ways; a server that allows a single channel (MaxSessions 1) still gets
 // every file, on the copy's own channel; a file the server refuses is named while the rest arrive. (The pane's copies
-// are the same engine: TUIFilesTests.) That files overlap in time is what bench/files.bench measures.
+// are the same engine: TUIFilesTests.) A lane sleeps until something comes for its own channel: with one large file
+// among many small ones, no lane is left to the fallback wake (SSHELF_TEST_SFTP_WAKES: every wake a step owed it was
+// given). That files overlap in time is what bench/files.bench measures.
 import Foundation
 import TestSupport
 import XCTest
@@ -109,5 +111,33 @@ final class CopyLanesTests: XCTestCase {
         XCTAssertTrue(copy.stdout.contains("copied 29 files"), copy.stdout)
         XCTAssertTrue(copy.stdout.contains("file-10.bin") && copy.stdout.contains("permission denied"), copy.stdout)
         assertTree(local, made)
+    }
+
+    /// Many small files and one large one (several reads in flight, the server's window refilled) come down and go
+    /// back up intact, each lane woken by the step that read its answer: none waited for the fallback.
+    func testEveryLaneIsWokenForItsOwnAnswers() throws {
+        let world = try world()
+        world.home.extraEnvironment["SSHELF_TEST_SFTP_WAKES"] = "1"
+        var made = try makeTree(world.shared + "/tree", count: 80)
+        // Bytes that differ from block to block, so a block written at the wrong offset shows.
+        let large = Data((0..<(6 * 1024 * 1024 + 4321)).map { UInt8(truncatingIfNeeded: ($0 &* 2_654_435_761) >> 13) })
+        try large.write(to: URL(fileURLWithPath: world.shared + "/tree/part1/large.bin"))
+        made["part1/large.bin"] = large
+        let local = world.home.root + "/got"
+        let down = try world.home.run("cp", "-r", "a:\(world.shared)/tree", local)
+        XCTAssertExit(down, 0)
+        assertTree(local, made)
+        assertEveryWakeGiven(down)
+        let up = try world.home.run("cp", "-r", local, "a:\(world.shared)/up")
+        XCTAssertExit(up, 0)
+        assertTree(world.shared + "/up", made)
+        assertEveryWakeGiven(up)
+    }
+
+    /// The copy ran on several channels (it reported its wakes), and no sleeping lane had to wake itself.
+    func assertEveryWakeGiven(_ copy: CLIResult, file: StaticString = #filePath, line: UInt = #line) {
+        let reports = copy.stderr.split(separator: "\n").filter { $0.hasPrefix("sftp turns: ") }
+        XCTAssertEqual(reports.count, 1, copy.description, file: file, line: line)
+        XCTAssertTrue(reports.first?.hasSuffix(" wakes, 0 missed") ?? false, copy.description, file: file, line: line)
     }
 }
