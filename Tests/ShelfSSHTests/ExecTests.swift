@@ -12,15 +12,7 @@ final class ExecTests: XCTestCase {
     var connection: SSHConnection!
 
     override func setUpWithError() throws {
-        try TestAccount.ensure()
-        let key = try TestKey.generate(.ed25519)
-        var options = SSHD.Options()
-        options.authorizedKeys = [key.publicLine]
-        sshd = try SSHD.start(options)
-        world = SSHWorld()
-        connection = try world.connector.connect([
-            world.endpoint(sshd, identity: world.vaultIdentity(key, type: .ed25519), pinned: world.pin(sshd))
-        ])
+        (sshd, world, connection) = try SSHWorld.connectedToNewServer()
     }
 
     /// XCTest keeps test-case objects alive until the run ends: stop the server here, not in a deinit.

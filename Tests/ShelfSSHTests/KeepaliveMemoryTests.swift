@@ -13,15 +13,7 @@ final class KeepaliveMemoryTests: XCTestCase {
     var connection: SSHConnection!
 
     override func setUpWithError() throws {
-        try TestAccount.ensure()
-        let key = try TestKey.generate(.ed25519)
-        var options = SSHD.Options()
-        options.authorizedKeys = [key.publicLine]
-        sshd = try SSHD.start(options)
-        world = SSHWorld()
-        connection = try world.connector.connect([
-            world.endpoint(sshd, identity: world.vaultIdentity(key, type: .ed25519), pinned: world.pin(sshd))
-        ])
+        (sshd, world, connection) = try SSHWorld.connectedToNewServer()
     }
 
     override func tearDown() {

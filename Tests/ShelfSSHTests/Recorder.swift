@@ -152,6 +152,26 @@ final class SSHWorld {
         return withRef
     }
 
+    /// The fixture most ShelfSSH suites start from: a real sshd that takes one new ed25519 key, and a connection to
+    /// it as the test account, its host key pinned and the key's private half in the vault.
+    static func connectedToNewServer() throws -> (sshd: SSHD, world: SSHWorld, connection: SSHConnection) {
+        try TestAccount.ensure()
+        let key = try TestKey.generate(.ed25519)
+        var options = SSHD.Options()
+        options.authorizedKeys = [key.publicLine]
+        let sshd = try SSHD.start(options)
+        let world = SSHWorld()
+        do {
+            let connection = try world.connector.connect([
+                world.endpoint(sshd, identity: world.vaultIdentity(key, type: .ed25519), pinned: world.pin(sshd))
+            ])
+            return (sshd, world, connection)
+        } catch {
+            sshd.stop()
+            throw error
+        }
+    }
+
     /// Runs a command over an established connection and returns (status, stdout, stderr).
     static func run(_ connection: SSHConnection, _ command: String) throws -> (RemoteExit, [UInt8], [UInt8]) {
         var out: [UInt8] = [], err: [UInt8] = []

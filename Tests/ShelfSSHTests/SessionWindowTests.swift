@@ -17,15 +17,7 @@ final class SessionWindowTests: XCTestCase {
     var folder: String!
 
     override func setUpWithError() throws {
-        try TestAccount.ensure()
-        let key = try TestKey.generate(.ed25519)
-        var options = SSHD.Options()
-        options.authorizedKeys = [key.publicLine]
-        sshd = try SSHD.start(options)
-        world = SSHWorld()
-        connection = try world.connector.connect([
-            world.endpoint(sshd, identity: world.vaultIdentity(key, type: .ed25519), pinned: world.pin(sshd))
-        ])
+        (sshd, world, connection) = try SSHWorld.connectedToNewServer()
         folder = NSTemporaryDirectory() + "sshelf-window-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         // The test account's shell writes the expected copy here.
