@@ -134,8 +134,11 @@ func formGroup(_ devices: [Device]) throws {
 func makeFolder(_ name: String = "remote") throws -> String {
     let path =
         (ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp")
-        + "/sshelf-remote-\(UUID().uuidString.prefix(8))-\(name)"
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        + "/sshelf-remote-\(UUID().uuidString)-\(name)"
+    // Made here or not at all: a folder of the same name left by another schedule would hold another group's
+    // entries, and a device founding a group there is told it is not enrolled — the likely cause of a convergence
+    // failure seen once, when names had an 8-digit prefix and a run leaves about 4,000 of them.
+    guard mkdir(path, 0o755) == 0 else { throw HarnessError("cannot make \(path): errno \(errno)") }
     return path
 }
 
