@@ -118,7 +118,7 @@ let package = Package(
         // first by `make test`.
         .testTarget(
             name: "ShelfOperationsTests",
-            dependencies: ["ShelfOperations", "ShelfStore", "ShelfCore", "TestSupport"],
+            dependencies: ["ShelfOperations", "ShelfStore", "ShelfVault", "ShelfCore", "TestSupport"],
             path: "Tests/ShelfOperationsTests"),
         .testTarget(
             name: "ShelfServicesTests",

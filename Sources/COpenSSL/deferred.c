@@ -179,6 +179,18 @@ int EVP_DigestVerifyInit(EVP_MD_CTX * a0, EVP_PKEY_CTX ** a1, const EVP_MD * a2,
     return deferred(EVP_DigestVerifyInit)(a0, a1, a2, a3, a4);
 }
 
+int EVP_EncryptFinal_ex(EVP_CIPHER_CTX * a0, unsigned char * a1, int * a2) {
+    return deferred(EVP_EncryptFinal_ex)(a0, a1, a2);
+}
+
+int EVP_EncryptInit_ex(EVP_CIPHER_CTX * a0, const EVP_CIPHER * a1, ENGINE * a2, const unsigned char * a3, const unsigned char * a4) {
+    return deferred(EVP_EncryptInit_ex)(a0, a1, a2, a3, a4);
+}
+
+int EVP_EncryptUpdate(EVP_CIPHER_CTX * a0, unsigned char * a1, int * a2, const unsigned char * a3, int a4) {
+    return deferred(EVP_EncryptUpdate)(a0, a1, a2, a3, a4);
+}
+
 void EVP_MD_CTX_free(EVP_MD_CTX * a0) {
     deferred(EVP_MD_CTX_free)(a0);
 }

@@ -47,6 +47,10 @@ static void *deferred_symbol(const char *name) {
 // Hidden: not exported, so the library (and what it loads) binds to its own functions, never to these.
 #pragma GCC visibility push(hidden)
 
+int crypto_aead_aes256gcm_is_available(void) {
+    return deferred(crypto_aead_aes256gcm_is_available)();
+}
+
 int crypto_aead_xchacha20poly1305_ietf_decrypt(unsigned char * a0, unsigned long long * a1, unsigned char * a2, const unsigned char * a3, unsigned long long a4, const unsigned char * a5, unsigned long long a6, const unsigned char * a7, const unsigned char * a8) {
     return deferred(crypto_aead_xchacha20poly1305_ietf_decrypt)(a0, a1, a2, a3, a4, a5, a6, a7, a8);
 }

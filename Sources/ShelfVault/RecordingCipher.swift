@@ -1,8 +1,9 @@
-// RecordingCipher: a session recording's encryption — libsodium's crypto_secretstream (XChaCha20-Poly1305), one
-// stream per recording, each chunk sealed as it is flushed. A chunk moved, dropped, repeated or changed does not
-// open; the last chunk carries the final tag, so a recording cut short (a crash) is told apart from a finished one.
-// The file's SHA-256 (for the release log) is libcrypto's, which uses the CPU's SHA instructions: libsodium's
-// portable one cost more than the encryption itself (docs/PERFORMANCE.md, "Session recordings").
+// RecordingCipher: a session recording's encryption in format 1 (written where the CPU has no AES instructions, read
+// forever; format 2 is RecordingCipherAES) — libsodium's crypto_secretstream (XChaCha20-Poly1305), one stream per
+// recording, each chunk sealed as it is flushed. A chunk moved, dropped, repeated or changed does not open; the last
+// chunk carries the final tag, so a recording cut short (a crash) is told apart from a finished one. The file's
+// SHA-256 (for the release log) is libcrypto's, which uses the CPU's SHA instructions: libsodium's portable one cost
+// more than the encryption itself (docs/PERFORMANCE.md, "Session recordings").
 import COpenSSL
 import CSodium
 
@@ -12,12 +13,13 @@ public struct RecordingsKey: Sendable {
 }
 
 /// The sealing end of one recording's stream.
-public final class RecordingSealer {
+public final class RecordingSealer: RecordingChunkSealer {
     /// Bytes of the stream header written at the start of the file.
     public static let headerLength = 24  // crypto_secretstream_xchacha20poly1305_HEADERBYTES
     /// Bytes a sealed chunk adds to its plaintext.
     public static let overhead = 17  // crypto_secretstream_xchacha20poly1305_ABYTES
     static let finalTag: UInt8 = 3  // crypto_secretstream_xchacha20poly1305_TAG_FINAL
+    public var overhead: Int { Self.overhead }
     private var state = crypto_secretstream_xchacha20poly1305_state()
     /// The header to write before the first chunk.
     public let header: [UInt8]
@@ -74,11 +76,12 @@ public final class RecordingSealer {
 }
 
 /// The opening end: chunks in the order they were written.
-public final class RecordingOpener {
+public final class RecordingOpener: RecordingChunkOpener {
     private var state = crypto_secretstream_xchacha20poly1305_state()
     private let associatedData: [UInt8]
     /// The final chunk was opened: the recording was finished.
     public private(set) var finished = false
+    public var overhead: Int { RecordingSealer.overhead }
 
     /// Nil when the header is not one of this key's streams' (a short or damaged file).
     public init?(key: RecordingsKey, header: [UInt8], associatedData: [UInt8]) {

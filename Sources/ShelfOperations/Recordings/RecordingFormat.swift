@@ -1,9 +1,10 @@
-// RecordingFormat: a session recording's bytes (docs/SESSIONS.md, "Format"). The file is the magic, the
-// recording's id, the secretstream header, then chunks (u32 BE length, sealed bytes); every chunk is bound to the
-// magic and the id. Inside, the plaintext is a run of events — kind (u8), milliseconds since the start (u32 BE),
+// RecordingFormat: a session recording's bytes (docs/SESSIONS.md, "Format"). The file is the magic (its last digit
+// the cipher's version: 1 secretstream, 2 AES-256-GCM), the recording's id, the cipher's header, then chunks (u32 BE
+// length, sealed bytes); every chunk is bound to the magic and the id. Inside, the plaintext is a run of events — kind (u8), milliseconds since the start (u32 BE),
 // length (u32 BE), payload — the first one the recording's description (JSON), the last one its end.
 import FoundationEssentials
 import ShelfCore
+import ShelfVault
 
 /// What a recording is of: written as its first event, shown by `sessions list`.
 public struct RecordingInfo: Codable, Sendable, Equatable {
@@ -61,15 +62,26 @@ public enum RecordingEvent: Sendable, Equatable {
 }
 
 public enum RecordingFormat {
-    public static let magic = Array("SSHELFR1".utf8)
+    /// "SSHELFR" and the cipher's version as a digit.
+    static let magicPrefix = Array("SSHELFR".utf8)
+    static let magicLength = 8
     public static let fileSuffix = ".rec"
-    /// magic ‖ id ‖ stream header.
-    public static let headerLength = magic.count + 16 + 24
     /// A chunk larger than this is not one sshelf wrote (bounds what a damaged length makes the reader allocate).
     public static let maxChunk = 1 << 22
 
+    public static func magic(_ version: RecordingCipherVersion) -> [UInt8] {
+        magicPrefix + [UInt8(ascii: "0") + UInt8(version.rawValue)]
+    }
+
+    /// The version a file's magic names; nil when it is not a recording's (or a version this sshelf does not read).
+    static func version(magic: [UInt8]) -> RecordingCipherVersion? {
+        RecordingCipherVersion.allCases.first { Self.magic($0) == magic }
+    }
+
     /// What every chunk is bound to.
-    static func associatedData(_ id: UUID) -> [UInt8] { magic + idBytes(id) }
+    static func associatedData(_ id: UUID, _ version: RecordingCipherVersion) -> [UInt8] {
+        magic(version) + idBytes(id)
+    }
 
     static func idBytes(_ id: UUID) -> [UInt8] {
         withUnsafeBytes(of: id.uuid) { Array($0) }

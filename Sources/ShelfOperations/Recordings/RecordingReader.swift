@@ -11,7 +11,7 @@ import ShelfVault
 public final class RecordingReader {
     private let fd: Int32
     private var reader: ChunkReader
-    private var opener: RecordingOpener?
+    private var opener: RecordingChunkOpener?
     private var pending: [RecordingEvent] = []
     private var pendingAt = 0
     private var chunk = 0
@@ -24,16 +24,18 @@ public final class RecordingReader {
             throw ShelfError(.notFound, "cannot read the recording: \(error)")
         }
         reader = ChunkReader(fd: fd)
-        guard let head = reader.take(RecordingFormat.headerLength),
-            Array(head.prefix(RecordingFormat.magic.count)) == RecordingFormat.magic,
-            Array(head[RecordingFormat.magic.count..<(RecordingFormat.magic.count + 16)])
-                == RecordingFormat.idBytes(id)
+        // Either format: the magic's digit says which cipher (docs/SESSIONS.md, "Format").
+        guard let magic = reader.take(RecordingFormat.magicLength),
+            let version = RecordingFormat.version(magic: magic),
+            let head = reader.take(16 + version.headerLength),
+            Array(head.prefix(16)) == RecordingFormat.idBytes(id)
         else {
             ended = .damaged("its header is not a recording's of this id")
             return
         }
-        let header = Array(head.suffix(RecordingSealer.headerLength))
-        opener = RecordingOpener(key: key, header: header, associatedData: RecordingFormat.associatedData(id))
+        opener = version.opener(
+            key: key, header: Array(head.dropFirst(16)), id: RecordingFormat.idBytes(id),
+            associatedData: RecordingFormat.associatedData(id, version))
         if opener == nil { ended = .damaged("its header does not open") }
     }
 
@@ -80,7 +82,7 @@ public final class RecordingReader {
             ended = .damaged("bytes after its end")
             return nil
         }
-        guard length <= RecordingFormat.maxChunk + RecordingSealer.overhead else {
+        guard length <= RecordingFormat.maxChunk + opener.overhead else {
             ended = .damaged("chunk \(chunk + 1) has an impossible length")
             return nil
         }

@@ -30,9 +30,10 @@ public final class SessionRecorder: ShellObserver, @unchecked Sendable {
 
     /// Starts a recording of a session to `host` in `locations`' recordings folder, reading the recordings key
     /// (its release logged for `by`). Throws when the key cannot be had or the file cannot be made.
+    /// `cipher`: which format the file is written in (the CPU's best: AES-256-GCM where it has the instructions).
     public static func start(
         host: String, hostID: UUID?, size: TerminalSize, recordInput: Bool, by: String, vault: Vault,
-        locations: DataLocations
+        locations: DataLocations, cipher: RecordingCipherVersion = .preferred()
     ) throws -> SessionRecorder {
         let id = UUID()
         let key: RecordingsKey
@@ -50,7 +51,7 @@ public final class SessionRecorder: ShellObserver, @unchecked Sendable {
             id: id, host: host, hostID: hostID, started: Date().timeIntervalSince1970, columns: size.columns,
             rows: size.rows, input: recordInput, by: by)
         let path = directory + "/" + Recordings.fileName(id)
-        let writer = try RecordingWriter(path: path, id: id, key: key)
+        let writer = try RecordingWriter(path: path, id: id, key: key, cipher: cipher)
         return SessionRecorder(info: info, path: path, writer: writer, vault: vault)
     }
 
@@ -179,26 +180,31 @@ public final class SessionRecorder: ShellObserver, @unchecked Sendable {
 /// lock while it is written (so a recording whose writer is gone can be told from one still running).
 final class RecordingWriter: @unchecked Sendable {
     private let fd: Int32
-    private let sealer: RecordingSealer
+    private let sealer: RecordingChunkSealer
     private let digest = RecordingDigest()
     private let lock = Lock()
     private var size = 0
     private var failed = false
     /// The framed chunk (its length, the sealed bytes): one buffer, sealed into in place for every chunk (grown for a
     /// larger one), so writing a chunk allocates nothing and the kernel faults in no fresh pages for it.
-    private var framed = UnsafeMutableRawBufferPointer.allocate(
-        byteCount: 4 + SessionRecorder.chunkLimit * 2 + RecordingSealer.overhead, alignment: 16)
+    private var framed: UnsafeMutableRawBufferPointer
 
-    init(path: String, id: UUID, key: RecordingsKey) throws {
+    init(path: String, id: UUID, key: RecordingsKey, cipher: RecordingCipherVersion) throws {
+        guard
+            let sealer = cipher.sealer(
+                key: key, id: RecordingFormat.idBytes(id), associatedData: RecordingFormat.associatedData(id, cipher))
+        else { throw ShelfError(.storage, "cannot start the recording's cipher (libcrypto could not make it)") }
+        self.sealer = sealer
+        framed = .allocate(byteCount: 4 + SessionRecorder.chunkLimit * 2 + sealer.overhead, alignment: 16)
         let made = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard made >= 0 else {
+            framed.deallocate()
             throw ShelfError(.storage, "cannot create the recording \(path): \(String(cString: strerror(errno)))")
         }
         fd = made
         _ = fchmod(fd, 0o600)
         _ = flock(fd, LOCK_EX)
-        sealer = RecordingSealer(key: key, associatedData: RecordingFormat.associatedData(id))
-        write(RecordingFormat.magic + RecordingFormat.idBytes(id) + sealer.header)
+        write(RecordingFormat.magic(cipher) + RecordingFormat.idBytes(id) + sealer.header)
     }
 
     deinit { framed.deallocate() }
@@ -206,14 +212,16 @@ final class RecordingWriter: @unchecked Sendable {
     func append(_ plaintext: [UInt8], final: Bool) {
         lock.withLock {
             // Sealed after four bytes left for its length: the chunk as the file frames it, in one buffer.
-            let needed = 4 + plaintext.count + RecordingSealer.overhead
+            let needed = 4 + plaintext.count + sealer.overhead
             if framed.count < needed {
                 framed.deallocate()
                 framed = .allocate(byteCount: needed, alignment: 16)
             }
             let into = UnsafeMutableRawBufferPointer(rebasing: framed[4...])
             guard let sealed = plaintext.withUnsafeBytes({ sealer.seal($0, final: final, into: into) }) else {
-                failed = true  // cannot be (sized above); a chunk left out would be a recording cut short
+                // Sized above, so only libcrypto failing (out of memory): a chunk left out would be a recording
+                // cut short, so nothing more is written and the file reads as interrupted up to here.
+                failed = true
                 return
             }
             let length = UInt32(sealed)

@@ -3,7 +3,8 @@
 // typed with echo off found nowhere (every file of the data dir, the recording decrypted), the files' modes, and
 // `log verify` finding a flipped byte or a removed recording by name; a password pasted with its Enter in one read
 // is not kept as typed input even when the program prints it back; a session killed with SIGKILL replays up to its
-// last flush.
+// last flush. The whole round runs in both formats: AES-256-GCM where the CPU has the instructions, and the
+// secretstream a CPU without them writes.
 import Foundation
 import TestSupport
 import XCTest
@@ -57,8 +58,27 @@ final class RecordingTests: XCTestCase {
         return Array(rows.dropLast())
     }
 
+    /// Whether this CPU has AES-NI and PCLMULQDQ (what libsodium's check reads), so the recorder writes format 2.
+    private var cpuHasAESGCM: Bool {
+        let flags = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
+            .split(separator: "\n").first { $0.hasPrefix("flags") }.map { $0.split(separator: " ").map(String.init) }
+        return flags.map { $0.contains("aes") && $0.contains("pclmulqdq") } ?? false
+    }
+
+    /// Format 2 (AES-256-GCM) on a CPU with the instructions — this one's, where the suite runs.
     func testARecordedSessionReplaysExportsAndKeepsNoSecretTypedWithoutEcho() throws {
+        try recordedSessionEndToEnd(withoutAES: false)
+    }
+
+    /// Format 1 (secretstream), what a CPU without AES-NI writes (told so by SSHELF_TEST_NO_AES_GCM): everything that
+    /// reads a recording still reads it — list, play, export, search, log verify, rm.
+    func testARecordingInFormatOneIsWrittenWithoutAESAndReadEverywhere() throws {
+        try recordedSessionEndToEnd(withoutAES: true)
+    }
+
+    private func recordedSessionEndToEnd(withoutAES: Bool) throws {
         let world = try SSHCLIWorld()
+        if withoutAES { world.home.extraEnvironment["SSHELF_TEST_NO_AES_GCM"] = "1" }
         XCTAssertExit(try world.home.run("trust", "t", "--fingerprint", try world.fingerprint(world.sshd)), 0)
         XCTAssertExit(try world.home.run("edit", "t", "--record", "on"), 0)
         XCTAssertTrue(try world.home.run("show", "t").stdout.contains("record         on\n"))
@@ -92,6 +112,9 @@ final class RecordingTests: XCTestCase {
         let files = try recordingFiles(world)
         XCTAssertEqual(files.count, 1)
         XCTAssertEqual(try mode(files[0]), 0o600)
+        // The format the CPU calls for: its magic's last digit.
+        let magic = String(decoding: try Data(contentsOf: URL(fileURLWithPath: files[0])).prefix(8), as: UTF8.self)
+        XCTAssertEqual(magic, !withoutAES && cpuHasAESGCM ? "SSHELFR2" : "SSHELFR1")
 
         // The replay shows the screen the session showed (down to its prompt: the replay goes on to type "exit").
         let replay = try Tmux(
