@@ -1,7 +1,8 @@
 // RecordingFormat: a session recording's bytes (docs/SESSIONS.md, "Format"). The file is the magic (its last digit
 // the cipher's version: 1 secretstream, 2 AES-256-GCM), the recording's id, the cipher's header, then chunks (u32 BE
-// length, sealed bytes); every chunk is bound to the magic and the id. Inside, the plaintext is a run of events — kind (u8), milliseconds since the start (u32 BE),
-// length (u32 BE), payload — the first one the recording's description (JSON), the last one its end.
+// length, sealed bytes); every chunk is bound to the magic and the id. Inside, the plaintext is a run of events —
+// kind (u8), milliseconds since the start (u32 BE), length (u32 BE), payload — the first one the recording's
+// description (JSON), the last one its end.
 import FoundationEssentials
 import ShelfCore
 import ShelfVault
