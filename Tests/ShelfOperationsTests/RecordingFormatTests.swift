@@ -98,6 +98,34 @@ final class RecordingFormatTests: XCTestCase {
         }
     }
 
+    /// Longer than several of the writer's hand-offs to the disk (every 4 MiB): every byte reads back, in order.
+    func testARecordingPastSeveralHandOffsToTheDiskReadsBackWhole() throws {
+        let key = newKey()
+        let id = UUID()
+        let path = home.root + "/long.rec"
+        let writer = try RecordingWriter(path: path, id: id, key: key, cipher: .preferred())
+        let chunks = 3 * RecordingWriter.handOffEvery / SessionRecorder.chunkLimit + 5
+        for chunk in 0..<chunks {
+            var plaintext: [UInt8] = []
+            let payload = [UInt8](repeating: UInt8(chunk % 251), count: SessionRecorder.chunkLimit - 9)
+            RecordingFormat.appendEvent(kind: 0x6F, time: Double(chunk), payload: payload, to: &plaintext)
+            if chunk == chunks - 1 { RecordingFormat.appendEvent(.end(time: 99, how: "0"), to: &plaintext) }
+            writer.append(plaintext, final: chunk == chunks - 1)
+        }
+        let (_, size) = writer.close()
+        XCTAssertGreaterThan(size, 3 * RecordingWriter.handOffEvery)
+        var seen = 0
+        let state = try Recordings.read(path, id: id, key: key) { event in
+            if case .output(_, let bytes) = event {
+                XCTAssertEqual(bytes, [UInt8](repeating: UInt8(seen % 251), count: SessionRecorder.chunkLimit - 9))
+                seen += 1
+            }
+            return true
+        }
+        XCTAssertEqual(state, .finished)
+        XCTAssertEqual(seen, chunks)
+    }
+
     private func idOf(_ path: String) -> String {
         String(path.split(separator: "/").last?.dropLast(4) ?? "")
     }
