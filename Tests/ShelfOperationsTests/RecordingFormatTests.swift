@@ -178,6 +178,18 @@ final class RecordingFormatTests: XCTestCase {
                 (renamed.startIndex + 8)..<(renamed.startIndex + 24), with: RecordingFormat.idBytes(otherID))
             try put(renamed, chunks, at: written.path)
             XCTAssertTrue(isDamaged(try read(written.path, id: otherID, key: key).1), "\(cipher): another id")
+            // A format this sshelf does not know (a newer one's): said so, not read as damage of another kind.
+            var newer = header
+            newer[newer.startIndex + 7] = UInt8(ascii: "9")
+            try put(newer, chunks, at: written.path)
+            XCTAssertEqual(
+                try read(written.path, id: id, key: key).1,
+                .damaged("its format (SSHELFR9) is not one this sshelf reads: a newer sshelf wrote it"), "\(cipher)")
+            newer[newer.startIndex + 7] = 0x1B  // an escape, which the message must not print as it is
+            try put(newer, chunks, at: written.path)
+            XCTAssertEqual(
+                try read(written.path, id: id, key: key).1,
+                .damaged("its format (SSHELFR\\x1b) is not one this sshelf reads: a newer sshelf wrote it"))
             // As written, under another key: nothing opens.
             try put(header, chunks, at: written.path)
             XCTAssertTrue(isDamaged(try read(written.path, id: id, key: newKey()).1), "\(cipher): another key")

@@ -25,8 +25,15 @@ public final class RecordingReader {
         }
         reader = ChunkReader(fd: fd)
         // Either format: the magic's digit says which cipher (docs/SESSIONS.md, "Format").
-        guard let magic = reader.take(RecordingFormat.magicLength),
-            let version = RecordingFormat.version(magic: magic),
+        let magic = reader.take(RecordingFormat.magicLength)
+        if let magic, magic.starts(with: RecordingFormat.magicPrefix), RecordingFormat.version(magic: magic) == nil {
+            // The file's byte shown only when printable: the file may be anyone's.
+            let mark = magic[RecordingFormat.magicLength - 1]
+            let shown = (0x21...0x7E).contains(mark) ? String(UnicodeScalar(mark)) : "\\x" + String(mark, radix: 16)
+            ended = .damaged("its format (SSHELFR\(shown)) is not one this sshelf reads: a newer sshelf wrote it")
+            return
+        }
+        guard let magic, let version = RecordingFormat.version(magic: magic),
             let head = reader.take(16 + version.headerLength),
             Array(head.prefix(16)) == RecordingFormat.idBytes(id)
         else {
