@@ -171,7 +171,11 @@ enum AgentCommands {
                     + (running.lockedKeys.isEmpty
                         ? ""
                         : "; locked for \(running.lockedKeys.map(Display.safe).joined(separator: ", ")) ("
-                            + "not listed until 'sshelf vault unlock', 'sshelf agent start --unlock' or 'ssh-add -X')")
+                            + (running.sharedUnlock == false
+                                ? "not listed until 'sshelf agent start --unlock' or 'ssh-add -X': without a kernel "
+                                    + "keyring, 'sshelf vault unlock' does not reach the agent)"
+                                : "not listed until 'sshelf vault unlock', 'sshelf agent start --unlock' or "
+                                    + "'ssh-add -X')"))
             ),
             ("confirm by", "\(running.confirm), within \(running.confirmTimeout) s"),
             (

@@ -650,8 +650,10 @@ public final class AgentService: @unchecked Sendable {
         let vault = vault(create: false)
         let vaultState: String
         var lockedKeys: [String] = []
+        var sharedUnlock: Bool?
         if let vault {
             let session = vault.session()
+            sharedUnlock = session.shared
             vaultState = session.state == .noPassphrase ? "no passphrase" : "passphrase set, session \(session.summary)"
             // Keys left out of the list, and (a foreground agent lists all) served keys whose class is locked now.
             lockedKeys = withLock {
@@ -671,7 +673,8 @@ public final class AgentService: @unchecked Sendable {
         }
         return AgentStatus(
             pid: Int(getpid()), socket: context.locations.agentSocket, keys: keys.map(\.identity.name),
-            lockedKeys: lockedKeys, locked: isLocked, vault: vaultState, confirm: confirmation.channel,
+            lockedKeys: lockedKeys, locked: isLocked, vault: vaultState, sharedUnlock: sharedUnlock,
+            confirm: confirmation.channel,
             confirmTimeout: confirmation.timeoutSeconds, started: started)
     }
 }

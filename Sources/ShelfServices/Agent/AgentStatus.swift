@@ -15,6 +15,9 @@ public struct AgentStatus: Codable, Equatable {
     public var lockedKeys: [String]
     public var locked: Bool
     public var vault: String
+    /// Whether a `vault unlock` in another process reaches this agent (the kernel keyring shares it); nil from an
+    /// agent older than this field, which is read as yes.
+    public var sharedUnlock: Bool?
     public var confirm: String
     public var confirmTimeout: Int
     public var started: Date

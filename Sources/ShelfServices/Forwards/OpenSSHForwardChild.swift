@@ -23,11 +23,14 @@ final class OpenSSHForwardChild: @unchecked Sendable {
     let child: StoppableChild
     private let log: Int32
     private let configPath: String
+    /// How many of the rules are remote (-R): ssh confirms those only when the server answers, after it logged in.
+    private let remoteForwards: Int
 
-    private init(child: StoppableChild, log: Int32, configPath: String) {
+    private init(child: StoppableChild, log: Int32, configPath: String, remoteForwards: Int) {
         self.child = child
         self.log = log
         self.configPath = configPath
+        self.remoteForwards = remoteForwards
     }
 
     /// Writes the config and starts ssh for `rules` of `plan`'s target; `said` takes what sshelf says on the way (the
@@ -84,7 +87,9 @@ final class OpenSSHForwardChild: @unchecked Sendable {
         close(fds[1])
         switch started {
         case .success(let pid):
-            return OpenSSHForwardChild(child: StoppableChild(pid: pid), log: fds[0], configPath: config)
+            return OpenSSHForwardChild(
+                child: StoppableChild(pid: pid), log: fds[0], configPath: config,
+                remoteForwards: rules.filter { $0.kind == .remote }.count)
         case .failure(let error):
             close(fds[0])
             unlink(config)
@@ -92,10 +97,11 @@ final class OpenSSHForwardChild: @unchecked Sendable {
         }
     }
 
-    /// Reads ssh's log until ssh ends: `loggedIn` is called once ssh has logged in, with the key exchange it agreed
-    /// on. Returns how it ended; the config is removed.
+    /// Reads ssh's log until ssh ends: `loggedIn` is called once ssh has logged in and every rule is up (its local
+    /// listeners bound, the server's yes to each remote one), with the key exchange it agreed on — "active" means a
+    /// connection to the port is served, not refused. Returns how it ended; the config is removed.
     func run(loggedIn: (_ keyExchange: String?) -> Void) -> Ending {
-        var reader = LogLines()
+        var reader = LogLines(remoteForwards: remoteForwards)
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         var announced = false
         while true {
@@ -103,7 +109,7 @@ final class OpenSSHForwardChild: @unchecked Sendable {
             if count < 0, errno == EINTR { continue }
             guard count > 0 else { break }
             reader.take(buffer[0..<count])
-            if reader.loggedIn, !announced {
+            if reader.forwarding, !announced {
                 announced = true
                 loggedIn(reader.keyExchange)
             }
@@ -123,6 +129,15 @@ final class OpenSSHForwardChild: @unchecked Sendable {
     struct LogLines {
         private var partial: [UInt8] = []
         private(set) var loggedIn = false
+        /// Remote rules the server has not said yes to yet.
+        private var remoteUnconfirmed: Int
+        /// ssh's "Entering interactive session." (debug1): printed once ssh_init_forwarding has bound every local
+        /// and dynamic listener, so a connection to one is served from then on.
+        private var listening = false
+        /// Every rule is up: ssh logged in, bound its listeners and had each remote one confirmed.
+        var forwarding: Bool { loggedIn && listening && remoteUnconfirmed == 0 }
+
+        init(remoteForwards: Int = 0) { remoteUnconfirmed = remoteForwards }
         private(set) var keyExchange: String?
         /// The last line that is not ssh's debug chatter: why it ended.
         private(set) var lastWords: String?
@@ -157,6 +172,10 @@ final class OpenSSHForwardChild: @unchecked Sendable {
                 // The first one, ssh's own whole line (OpenSSHSessionLog.keyExchange: a server's version string
                 // inside another line does not count).
                 if keyExchange == nil { keyExchange = OpenSSHSessionLog.keyExchange(in: line) }
+                if line == "debug1: Entering interactive session." { listening = true }
+                if line.hasPrefix("debug1: remote forward success for: "), remoteUnconfirmed > 0 {
+                    remoteUnconfirmed -= 1
+                }
                 return
             }
             if line.hasPrefix("Authenticated to ") { loggedIn = true }

@@ -207,6 +207,12 @@ final class AgentSSHTests: XCTestCase {
             "not listing 'locked': the vault is locked for their class; run 'sshelf agent start --unlock' (or "
                 + "'ssh-add -X') to serve them: this system keeps no unlock between processes (no kernel keyring), "
                 + "so 'sshelf vault unlock' does not reach the agent")
+        let status = try world.home.run(["agent", "status"]).stdout
+        XCTAssertTrue(
+            status.contains(
+                "locked for locked (not listed until 'sshelf agent start --unlock' or 'ssh-add -X': without a kernel "
+                    + "keyring, 'sshelf vault unlock' does not reach the agent)"),
+            "status names what reaches it: \(status)")
         XCTAssertEqual(try world.releases().count, 0)
 
         // ssh-add -X with the vault passphrase gives it to this agent (ssh-add reads it through SSH_ASKPASS).

@@ -138,7 +138,8 @@ final class VaultSessionFlowTests: XCTestCase {
         XCTAssertNotEqual(try agent.ssh().status, 0)
         let status = try world.home.run("agent", "status")
         XCTAssertTrue(status.stdout.contains("session locked"), status.stdout)
-        XCTAssertTrue(status.stdout.contains("locked for made"), status.stdout)
+        XCTAssertTrue(
+            status.stdout.contains("locked for made (not listed until 'sshelf vault unlock', "), status.stdout)
         let unlocked = try world.home.run(["agent", "start", "--unlock", "--passphrase-fd", "3"], fd3: Self.passphrase)
         XCTAssertExit(unlocked, 0)
         XCTAssertTrue(unlocked.stderr.contains("unlocked the vault session: the agent (pid "), unlocked.stderr)
