@@ -177,7 +177,8 @@ public final class SessionRecorder: ShellObserver, @unchecked Sendable {
 }
 
 /// The file of one recording being written: 0600, created new (never over another file), held under an exclusive
-/// lock while it is written (so a recording whose writer is gone can be told from one still running).
+/// lock while it is written (so a recording whose writer is gone can be told from one still running), sealed in the
+/// format `cipher` names (RecordingCipherVersion.preferred: AES-256-GCM where the CPU has the instructions).
 final class RecordingWriter: @unchecked Sendable {
     private let fd: Int32
     private let sealer: RecordingChunkSealer
