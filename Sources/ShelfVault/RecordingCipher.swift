@@ -38,22 +38,6 @@ public final class RecordingSealer: RecordingChunkSealer {
         self.associatedData = associatedData
     }
 
-    /// `plaintext` sealed as the next chunk, after `headroom` bytes left for the caller (the chunk's length, as the
-    /// file frames it): one buffer, written in place, so the pump that records copies nothing more. `final` ends the
-    /// stream.
-    public func seal(_ plaintext: UnsafeRawBufferPointer, final: Bool, headroom: Int = 0) -> [UInt8] {
-        let sealed = plaintext.count + Self.overhead
-        return [UInt8](unsafeUninitializedCapacity: headroom + sealed) { buffer, initialized in
-            guard let base = buffer.baseAddress else { return }
-            base.initialize(repeating: 0, count: headroom)
-            var written: UInt64 = 0
-            _ = crypto_secretstream_xchacha20poly1305_push(
-                &state, base + headroom, &written, plaintext.baseAddress?.assumingMemoryBound(to: UInt8.self),
-                UInt64(plaintext.count), associatedData, UInt64(associatedData.count), final ? Self.finalTag : 0)
-            initialized = headroom + Int(written)
-        }
-    }
-
     /// `plaintext` sealed as the next chunk into `out`, which has room for it (`plaintext.count + overhead` bytes):
     /// nothing allocated, so a recorder sealing every chunk into one buffer of its own allocates nothing per chunk.
     /// Answers the sealed length; nil (nothing sealed, the stream unchanged) when `out` is too small.
@@ -66,10 +50,6 @@ public final class RecordingSealer: RecordingChunkSealer {
             plaintext.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(plaintext.count), associatedData,
             UInt64(associatedData.count), final ? Self.finalTag : 0)
         return Int(written)
-    }
-
-    public func seal(_ plaintext: [UInt8], final: Bool) -> [UInt8] {
-        plaintext.withUnsafeBytes { seal($0, final: final) }
     }
 
     deinit { sodium_memzero(&state, MemoryLayout<crypto_secretstream_xchacha20poly1305_state>.size) }
@@ -114,8 +94,6 @@ public final class RecordingOpener: RecordingChunkOpener {
         if tag == RecordingSealer.finalTag { finished = true }
         return plaintext
     }
-
-    public func open(_ chunk: ArraySlice<UInt8>) -> [UInt8]? { chunk.withUnsafeBytes { open($0) } }
 
     deinit { sodium_memzero(&state, MemoryLayout<crypto_secretstream_xchacha20poly1305_state>.size) }
 }

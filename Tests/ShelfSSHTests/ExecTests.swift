@@ -15,13 +15,8 @@ final class ExecTests: XCTestCase {
         (sshd, world, connection) = try SSHWorld.connectedToNewServer()
     }
 
-    /// XCTest keeps test-case objects alive until the run ends: stop the server here, not in a deinit.
     override func tearDown() {
-        connection?.close()
-        connection = nil
-        sshd?.stop()
-        sshd = nil
-        world = nil
+        SSHWorld.end(&connection, &sshd, &world)
     }
 
     func testExitStatusAndStreamsKeptApart() throws {

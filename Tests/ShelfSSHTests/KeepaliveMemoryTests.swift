@@ -17,11 +17,7 @@ final class KeepaliveMemoryTests: XCTestCase {
     }
 
     override func tearDown() {
-        connection?.close()
-        connection = nil
-        sshd?.stop()
-        sshd = nil
-        world = nil
+        SSHWorld.end(&connection, &sshd, &world)
     }
 
     /// 24 hours of a keepalive every 15 s, each one answered, with libssh2's memory for the session counted before

@@ -172,6 +172,16 @@ final class SSHWorld {
         }
     }
 
+    /// Ends what `connectedToNewServer` started, from a suite's tearDown (XCTest keeps test-case objects alive until
+    /// the run ends, so a deinit would be too late): the connection closed, the server stopped, all three let go.
+    static func end(_ connection: inout SSHConnection?, _ sshd: inout SSHD?, _ world: inout SSHWorld?) {
+        connection?.close()
+        connection = nil
+        sshd?.stop()
+        sshd = nil
+        world = nil
+    }
+
     /// Runs a command over an established connection and returns (status, stdout, stderr).
     static func run(_ connection: SSHConnection, _ command: String) throws -> (RemoteExit, [UInt8], [UInt8]) {
         var out: [UInt8] = [], err: [UInt8] = []

@@ -25,11 +25,7 @@ final class SessionWindowTests: XCTestCase {
     }
 
     override func tearDown() {
-        connection?.close()
-        connection = nil
-        sshd?.stop()
-        sshd = nil
-        world = nil
+        SSHWorld.end(&connection, &sshd, &world)
         if let folder { try? FileManager.default.removeItem(atPath: folder) }
     }
 
